@@ -1,0 +1,296 @@
+// The `tile` dialect: target-independent block (tile) programs.
+//
+// A tile program is a `func.func` over builtin tensors without encodings, scalars and `!tile.ptr`
+// pointers. Elementwise math is `arith`/`math` on tensors, control flow is `scf`; the ops below
+// are what those dialects lack. Semantics of every op and attribute: dialects/README.md.
+//
+// IRDL notes (MLIR 22): parameters are positional and print generically; all declared attributes
+// are required (builders always set them); `irdl.any_of` must not mix `irdl.base` constraints
+// (that aborts the loader), so unions involving tensors use `irdl.any`.
+irdl.dialect @tile {
+  // A pointer to `pointee` in address space `addrspace` (1 = global): !tile.ptr<f32, 1 : i32>.
+  irdl.type @ptr {
+    %pointee = irdl.any
+    %addrspace = irdl.base "#builtin.integer"
+    irdl.parameters(pointee: %pointee, addrspace: %addrspace)
+  }
+
+  irdl.operation @program_id {
+    %axis = irdl.base "#builtin.integer"
+    %i32 = irdl.is i32
+    irdl.attributes { "axis" = %axis }
+    irdl.results(result: %i32)
+  }
+
+  irdl.operation @num_programs {
+    %axis = irdl.base "#builtin.integer"
+    %i32 = irdl.is i32
+    irdl.attributes { "axis" = %axis }
+    irdl.results(result: %i32)
+  }
+
+  irdl.operation @make_range {
+    %start = irdl.base "#builtin.integer"
+    %end = irdl.base "#builtin.integer"
+    %tensor = irdl.base "!builtin.tensor"
+    irdl.attributes { "start" = %start, "end" = %end }
+    irdl.results(result: %tensor)
+  }
+
+  irdl.operation @splat {
+    %scalar = irdl.any
+    %tensor = irdl.base "!builtin.tensor"
+    irdl.operands(src: %scalar)
+    irdl.results(result: %tensor)
+  }
+
+  irdl.operation @broadcast {
+    %src = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @expand_dims {
+    %axis = irdl.base "#builtin.integer"
+    %src = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
+    irdl.attributes { "axis" = %axis }
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @reshape {
+    %allow_reorder_t = irdl.is true
+    %allow_reorder_f = irdl.is false
+    %allow_reorder = irdl.any_of(%allow_reorder_t, %allow_reorder_f)
+    %src = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
+    irdl.attributes { "allow_reorder" = %allow_reorder }
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @trans {
+    %order = irdl.base "#builtin.dense_array"
+    %src = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
+    irdl.attributes { "order" = %order }
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @join {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @split {
+    %src = irdl.base "!builtin.tensor"
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    irdl.operands(src: %src)
+    irdl.results(lhs: %lhs, rhs: %rhs)
+  }
+
+  irdl.operation @addptr {
+    %ptr = irdl.any
+    %offset = irdl.any
+    irdl.operands(ptr: %ptr, offset: %offset)
+    irdl.results(result: %ptr)
+  }
+
+  irdl.operation @load {
+    %ptr = irdl.any
+    %mask = irdl.any
+    %value = irdl.any
+    %c_none = irdl.is "none"
+    %c_ca = irdl.is "ca"
+    %c_cg = irdl.is "cg"
+    %c_cv = irdl.is "cv"
+    %cache = irdl.any_of(%c_none, %c_ca, %c_cg, %c_cv)
+    %e_normal = irdl.is "evict_normal"
+    %e_first = irdl.is "evict_first"
+    %e_last = irdl.is "evict_last"
+    %evict = irdl.any_of(%e_normal, %e_first, %e_last)
+    %volatile_t = irdl.is true
+    %volatile_f = irdl.is false
+    %volatile = irdl.any_of(%volatile_t, %volatile_f)
+    irdl.attributes { "cache" = %cache, "evict" = %evict, "is_volatile" = %volatile }
+    irdl.operands(ptr: %ptr, mask: optional %mask, other: optional %value)
+    irdl.results(result: %value)
+  }
+
+  irdl.operation @store {
+    %ptr = irdl.any
+    %value = irdl.any
+    %mask = irdl.any
+    %c_none = irdl.is "none"
+    %c_wb = irdl.is "wb"
+    %c_cg = irdl.is "cg"
+    %c_cs = irdl.is "cs"
+    %c_wt = irdl.is "wt"
+    %cache = irdl.any_of(%c_none, %c_wb, %c_cg, %c_cs, %c_wt)
+    %e_normal = irdl.is "evict_normal"
+    %e_first = irdl.is "evict_first"
+    %e_last = irdl.is "evict_last"
+    %evict = irdl.any_of(%e_normal, %e_first, %e_last)
+    irdl.attributes { "cache" = %cache, "evict" = %evict }
+    irdl.operands(ptr: %ptr, value: %value, mask: optional %mask)
+  }
+
+  irdl.operation @dot {
+    %a = irdl.base "!builtin.tensor"
+    %b = irdl.base "!builtin.tensor"
+    %c = irdl.base "!builtin.tensor"
+    %p_tf32 = irdl.is "tf32"
+    %p_tf32x3 = irdl.is "tf32x3"
+    %p_ieee = irdl.is "ieee"
+    %precision = irdl.any_of(%p_tf32, %p_tf32x3, %p_ieee)
+    %max_imprecise = irdl.base "#builtin.integer"
+    irdl.attributes { "input_precision" = %precision, "max_num_imprecise_acc" = %max_imprecise }
+    irdl.operands(a: %a, b: %b, c: %c)
+    irdl.results(result: %c)
+  }
+
+  // Reductions and scans take one to four tensors of the same shape (`src0`..`src3`: IRDL unifies
+  // every use of a constraint, so a variadic group could not hold tensors of different element
+  // types, as argmax's values and indices are). The generic form names how many are present with
+  // `operandSegmentSizes` and `resultSegmentSizes`. The combine region takes 2*N scalars (the
+  // accumulated values, then the new ones) and ends with `gpu.yield` of N scalars.
+  irdl.operation @reduce {
+    %axis = irdl.base "#builtin.integer"
+    %src0 = irdl.base "!builtin.tensor"
+    %src1 = irdl.base "!builtin.tensor"
+    %src2 = irdl.base "!builtin.tensor"
+    %src3 = irdl.base "!builtin.tensor"
+    %result0 = irdl.any
+    %result1 = irdl.any
+    %result2 = irdl.any
+    %result3 = irdl.any
+    %combine = irdl.region
+    irdl.attributes { "axis" = %axis }
+    irdl.operands(src0: %src0, src1: optional %src1, src2: optional %src2, src3: optional %src3)
+    irdl.results(result0: %result0, result1: optional %result1, result2: optional %result2,
+                 result3: optional %result3)
+    irdl.regions(combine: %combine)
+  }
+
+  irdl.operation @scan {
+    %axis = irdl.base "#builtin.integer"
+    %reverse_t = irdl.is true
+    %reverse_f = irdl.is false
+    %reverse = irdl.any_of(%reverse_t, %reverse_f)
+    %src0 = irdl.base "!builtin.tensor"
+    %src1 = irdl.base "!builtin.tensor"
+    %src2 = irdl.base "!builtin.tensor"
+    %src3 = irdl.base "!builtin.tensor"
+    %combine = irdl.region
+    irdl.attributes { "axis" = %axis, "reverse" = %reverse }
+    irdl.operands(src0: %src0, src1: optional %src1, src2: optional %src2, src3: optional %src3)
+    irdl.results(result0: %src0, result1: optional %src1, result2: optional %src2,
+                 result3: optional %src3)
+    irdl.regions(combine: %combine)
+  }
+
+  irdl.operation @atomic_rmw {
+    %r_add = irdl.is "add"
+    %r_fadd = irdl.is "fadd"
+    %r_and = irdl.is "and"
+    %r_or = irdl.is "or"
+    %r_xor = irdl.is "xor"
+    %r_max = irdl.is "max"
+    %r_min = irdl.is "min"
+    %r_umax = irdl.is "umax"
+    %r_umin = irdl.is "umin"
+    %r_xchg = irdl.is "xchg"
+    %rmw = irdl.any_of(%r_add, %r_fadd, %r_and, %r_or, %r_xor, %r_max, %r_min, %r_umax, %r_umin, %r_xchg)
+    %s_relaxed = irdl.is "relaxed"
+    %s_acquire = irdl.is "acquire"
+    %s_release = irdl.is "release"
+    %s_acq_rel = irdl.is "acq_rel"
+    %sem = irdl.any_of(%s_relaxed, %s_acquire, %s_release, %s_acq_rel)
+    %x_gpu = irdl.is "gpu"
+    %x_cta = irdl.is "cta"
+    %x_sys = irdl.is "sys"
+    %scope = irdl.any_of(%x_gpu, %x_cta, %x_sys)
+    %ptr = irdl.any
+    %value = irdl.any
+    %mask = irdl.any
+    irdl.attributes { "rmw_op" = %rmw, "sem" = %sem, "scope" = %scope }
+    irdl.operands(ptr: %ptr, value: %value, mask: optional %mask)
+    irdl.results(result: %value)
+  }
+
+  irdl.operation @atomic_cas {
+    %s_relaxed = irdl.is "relaxed"
+    %s_acquire = irdl.is "acquire"
+    %s_release = irdl.is "release"
+    %s_acq_rel = irdl.is "acq_rel"
+    %sem = irdl.any_of(%s_relaxed, %s_acquire, %s_release, %s_acq_rel)
+    %x_gpu = irdl.is "gpu"
+    %x_cta = irdl.is "cta"
+    %x_sys = irdl.is "sys"
+    %scope = irdl.any_of(%x_gpu, %x_cta, %x_sys)
+    %ptr = irdl.any
+    %value = irdl.any
+    irdl.attributes { "sem" = %sem, "scope" = %scope }
+    irdl.operands(ptr: %ptr, cmp: %value, value: %value)
+    irdl.results(result: %value)
+  }
+
+  irdl.operation @fp_to_fp {
+    %r_none = irdl.is "none"
+    %r_rtne = irdl.is "rtne"
+    %r_rtz = irdl.is "rtz"
+    %rounding = irdl.any_of(%r_none, %r_rtne, %r_rtz)
+    %src = irdl.any
+    %result = irdl.any
+    irdl.attributes { "rounding" = %rounding }
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @bitcast {
+    %src = irdl.any
+    %result = irdl.any
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @int_to_ptr {
+    %src = irdl.any
+    %result = irdl.any
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @ptr_to_int {
+    %src = irdl.any
+    %result = irdl.any
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  // Prints `prefix` and, when given, one value (the frontend emits one op per argument).
+  irdl.operation @print {
+    %prefix = irdl.base "#builtin.string"
+    %hex_t = irdl.is true
+    %hex_f = irdl.is false
+    %hex = irdl.any_of(%hex_t, %hex_f)
+    %value = irdl.any
+    irdl.attributes { "prefix" = %prefix, "hex" = %hex }
+    irdl.operands(value: optional %value)
+  }
+
+  // The kernel's file and line come from the op's location.
+  irdl.operation @assert {
+    %message = irdl.base "#builtin.string"
+    %condition = irdl.any
+    irdl.attributes { "message" = %message }
+    irdl.operands(condition: %condition)
+  }
+}

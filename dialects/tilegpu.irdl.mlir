@@ -1,0 +1,147 @@
+// The `tilegpu` dialect: layouts and shared memory for NVIDIA GPUs.
+//
+// Every tensor in a `tilegpu` program carries one of the layout attributes below as its encoding;
+// shared-memory buffers are `!tilegpu.memdesc`. Semantics: dialects/README.md. The Python classes
+// in dialects/tilegpu.py build and read these attributes.
+irdl.dialect @tilegpu {
+  // Each thread holds size_per_thread contiguous elements; threads_per_warp threads and
+  // warps_per_cta warps tile the block; `order` lists dimensions fastest-varying first.
+  irdl.attribute @blocked {
+    %size_per_thread = irdl.base "#builtin.array"
+    %threads_per_warp = irdl.base "#builtin.array"
+    %warps_per_cta = irdl.base "#builtin.array"
+    %order = irdl.base "#builtin.array"
+    irdl.parameters(size_per_thread: %size_per_thread, threads_per_warp: %threads_per_warp,
+                    warps_per_cta: %warps_per_cta, order: %order)
+  }
+
+  // The parent layout with dimension `dim` removed (the result of a reduction along `dim`).
+  irdl.attribute @slice {
+    %dim = irdl.base "#builtin.integer"
+    %parent = irdl.any
+    irdl.parameters(dim: %dim, parent: %parent)
+  }
+
+  // The accumulator layout of an mma instruction: version [major, minor] (2.0 = mma.sync),
+  // warps_per_cta over the result, instr_shape the [m, n] of one instruction.
+  irdl.attribute @mma {
+    %version = irdl.base "#builtin.array"
+    %warps_per_cta = irdl.base "#builtin.array"
+    %instr_shape = irdl.base "#builtin.array"
+    irdl.parameters(version: %version, warps_per_cta: %warps_per_cta, instr_shape: %instr_shape)
+  }
+
+  // Operand `op_idx` (0 = A, 1 = B) of a dot whose result has layout `parent`; each thread holds
+  // k_width consecutive elements along K.
+  irdl.attribute @dot_operand {
+    %op_idx = irdl.base "#builtin.integer"
+    %parent = irdl.any
+    %k_width = irdl.base "#builtin.integer"
+    irdl.parameters(op_idx: %op_idx, parent: %parent, k_width: %k_width)
+  }
+
+  // A swizzled shared-memory layout: rows of `vec`-element groups are XOR-swizzled with
+  // (row / per_phase) % max_phase; `order` lists dimensions fastest-varying first.
+  irdl.attribute @shared {
+    %vec = irdl.base "#builtin.integer"
+    %per_phase = irdl.base "#builtin.integer"
+    %max_phase = irdl.base "#builtin.integer"
+    %order = irdl.base "#builtin.array"
+    irdl.parameters(vec: %vec, per_phase: %per_phase, max_phase: %max_phase, order: %order)
+  }
+
+  // A buffer in shared memory: !tilegpu.memdesc<[2, 64, 64], f16, #tilegpu.shared<...>, true>
+  // (shape, element type, layout, mutable).
+  irdl.type @memdesc {
+    %shape = irdl.base "#builtin.array"
+    %element_type = irdl.any
+    %encoding = irdl.any
+    %mutable_t = irdl.is true
+    %mutable_f = irdl.is false
+    %mutable = irdl.any_of(%mutable_t, %mutable_f)
+    irdl.parameters(shape: %shape, element_type: %element_type, encoding: %encoding,
+                    mutable: %mutable)
+  }
+
+  // Orders asynchronous copies: produced by async copies and groups, consumed by waits.
+  irdl.type @async_token {
+    irdl.parameters()
+  }
+
+  irdl.operation @convert_layout {
+    %src = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @local_alloc {
+    %src = irdl.base "!builtin.tensor"
+    %result = irdl.base @tilegpu::@memdesc
+    irdl.operands(src: optional %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @local_load {
+    %src = irdl.base @tilegpu::@memdesc
+    %result = irdl.base "!builtin.tensor"
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @local_store {
+    %value = irdl.base "!builtin.tensor"
+    %dst = irdl.base @tilegpu::@memdesc
+    irdl.operands(value: %value, dst: %dst)
+  }
+
+  irdl.operation @local_dealloc {
+    %src = irdl.base @tilegpu::@memdesc
+    irdl.operands(src: %src)
+  }
+
+  irdl.operation @memdesc_subview {
+    %src = irdl.base @tilegpu::@memdesc
+    %offset = irdl.is i32
+    %result = irdl.base @tilegpu::@memdesc
+    irdl.operands(src: %src, offsets: variadic %offset)
+    irdl.results(result: %result)
+  }
+
+  irdl.operation @async_copy_global_to_local {
+    %src = irdl.base "!builtin.tensor"
+    %dst = irdl.base @tilegpu::@memdesc
+    %mask = irdl.base "!builtin.tensor"
+    %other = irdl.base "!builtin.tensor"
+    %c_none = irdl.is "none"
+    %c_ca = irdl.is "ca"
+    %c_cg = irdl.is "cg"
+    %cache = irdl.any_of(%c_none, %c_ca, %c_cg)
+    %e_normal = irdl.is "evict_normal"
+    %e_first = irdl.is "evict_first"
+    %e_last = irdl.is "evict_last"
+    %evict = irdl.any_of(%e_normal, %e_first, %e_last)
+    %token = irdl.base @tilegpu::@async_token
+    irdl.attributes { "cache" = %cache, "evict" = %evict }
+    irdl.operands(src: %src, dst: %dst, mask: optional %mask, other: optional %other)
+    irdl.results(token: %token)
+  }
+
+  irdl.operation @async_commit_group {
+    %token = irdl.base @tilegpu::@async_token
+    irdl.operands(tokens: variadic %token)
+    irdl.results(token: %token)
+  }
+
+  // Waits until at most `num` committed groups are still in flight.
+  irdl.operation @async_wait {
+    %num = irdl.base "#builtin.integer"
+    %token = irdl.base @tilegpu::@async_token
+    irdl.attributes { "num" = %num }
+    irdl.operands(tokens: variadic %token)
+    irdl.results(token: %token)
+  }
+
+  irdl.operation @barrier {
+  }
+}

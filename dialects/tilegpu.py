@@ -1,0 +1,240 @@
+"""Python views of `tilegpu` layouts and shared-memory types, and builders for its ops.
+
+Passes compute with layouts, so each layout attribute has a frozen dataclass that builds the
+attribute (`.attr()`) and is read back from one (`layout_from_attr`). Semantics of each layout:
+dialects/README.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from tilec.dialects.params import ints, split_parameters, to_value
+
+
+@dataclass(frozen=True)
+class BlockedLayout:
+    size_per_thread: tuple[int, ...]
+    threads_per_warp: tuple[int, ...]
+    warps_per_cta: tuple[int, ...]
+    order: tuple[int, ...]
+
+    def __post_init__(self):
+        fields = (self.size_per_thread, self.threads_per_warp, self.warps_per_cta, self.order)
+        if len({len(f) for f in fields}) != 1:
+            raise ValueError(f"blocked layout fields differ in rank: {fields}")
+        if sorted(self.order) != list(range(len(self.order))):
+            raise ValueError(f"blocked layout order {self.order} is not a permutation")
+
+    @property
+    def rank(self) -> int:
+        return len(self.order)
+
+    def text(self) -> str:
+        return (f"#tilegpu.blocked<{ints(self.size_per_thread)}, {ints(self.threads_per_warp)}, "
+                f"{ints(self.warps_per_cta)}, {ints(self.order)}>")
+
+    @classmethod
+    def from_params(cls, params: list[str]) -> "BlockedLayout":
+        return cls(*(tuple(to_value(p)) for p in params))
+
+
+@dataclass(frozen=True)
+class SliceLayout:
+    dim: int
+    parent: "Layout"
+
+    @property
+    def rank(self) -> int:
+        return self.parent.rank - 1
+
+    def text(self) -> str:
+        return f"#tilegpu.slice<{self.dim} : i32, {self.parent.text()}>"
+
+    @classmethod
+    def from_params(cls, params: list[str]) -> "SliceLayout":
+        return cls(to_value(params[0]), layout_from_text(params[1]))
+
+
+@dataclass(frozen=True)
+class MmaLayout:
+    version: tuple[int, int]
+    warps_per_cta: tuple[int, ...]
+    instr_shape: tuple[int, ...]
+
+    @property
+    def rank(self) -> int:
+        return len(self.warps_per_cta)
+
+    def text(self) -> str:
+        return (f"#tilegpu.mma<{ints(self.version)}, {ints(self.warps_per_cta)}, "
+                f"{ints(self.instr_shape)}>")
+
+    @classmethod
+    def from_params(cls, params: list[str]) -> "MmaLayout":
+        return cls(*(tuple(to_value(p)) for p in params))
+
+
+@dataclass(frozen=True)
+class DotOperandLayout:
+    op_idx: int
+    parent: "Layout"
+    k_width: int
+
+    @property
+    def rank(self) -> int:
+        return self.parent.rank
+
+    def text(self) -> str:
+        return f"#tilegpu.dot_operand<{self.op_idx} : i32, {self.parent.text()}, {self.k_width} : i32>"
+
+    @classmethod
+    def from_params(cls, params: list[str]) -> "DotOperandLayout":
+        return cls(to_value(params[0]), layout_from_text(params[1]), to_value(params[2]))
+
+
+@dataclass(frozen=True)
+class SharedLayout:
+    vec: int
+    per_phase: int
+    max_phase: int
+    order: tuple[int, ...]
+
+    @property
+    def rank(self) -> int:
+        return len(self.order)
+
+    def text(self) -> str:
+        return (f"#tilegpu.shared<{self.vec} : i32, {self.per_phase} : i32, "
+                f"{self.max_phase} : i32, {ints(self.order)}>")
+
+    @classmethod
+    def from_params(cls, params: list[str]) -> "SharedLayout":
+        vec, per_phase, max_phase, order = (to_value(p) for p in params)
+        return cls(vec, per_phase, max_phase, tuple(order))
+
+
+Layout = BlockedLayout | SliceLayout | MmaLayout | DotOperandLayout | SharedLayout
+
+_LAYOUTS = {
+    "#tilegpu.blocked": BlockedLayout,
+    "#tilegpu.slice": SliceLayout,
+    "#tilegpu.mma": MmaLayout,
+    "#tilegpu.dot_operand": DotOperandLayout,
+    "#tilegpu.shared": SharedLayout,
+}
+
+
+def layout_from_text(text: str) -> Layout:
+    prefix = text.split("<", 1)[0]
+    if prefix not in _LAYOUTS:
+        raise ValueError(f"'{text}' is not a tilegpu layout")
+    return _LAYOUTS[prefix].from_params(split_parameters(text, prefix))
+
+
+def layout_from_attr(attr: ir.Attribute) -> Layout:
+    return layout_from_text(str(attr))
+
+
+def layout_attr(layout: Layout) -> ir.Attribute:
+    return ir.Attribute.parse(layout.text())
+
+
+def tensor_layout(tensor_type: ir.Type) -> Layout | None:
+    """The layout a ranked tensor type carries as its encoding, if any."""
+    encoding = ir.RankedTensorType(tensor_type).encoding
+    return None if encoding is None else layout_from_attr(encoding)
+
+
+def with_layout(tensor_type: ir.Type, layout: Layout) -> ir.RankedTensorType:
+    t = ir.RankedTensorType(tensor_type)
+    return ir.RankedTensorType.get(t.shape, t.element_type, layout_attr(layout))
+
+
+@dataclass(frozen=True)
+class MemDesc:
+    """`!tilegpu.memdesc<shape, element type, layout, mutable>`: a shared-memory buffer."""
+
+    shape: tuple[int, ...]
+    element_type: str
+    layout: SharedLayout
+    mutable: bool = True
+
+    def text(self) -> str:
+        return (f"!tilegpu.memdesc<{ints(self.shape)}, {self.element_type}, {self.layout.text()}, "
+                f"{'true' if self.mutable else 'false'}>")
+
+    def type(self) -> ir.Type:
+        return ir.Type.parse(self.text())
+
+    @classmethod
+    def from_type(cls, t: ir.Type) -> "MemDesc":
+        shape, element_type, layout, mutable = split_parameters(str(t), "!tilegpu.memdesc")
+        return cls(tuple(to_value(shape)), element_type, layout_from_text(layout),
+                   to_value(mutable))
+
+
+def is_memdesc(t: ir.Type) -> bool:
+    return str(t).startswith("!tilegpu.memdesc<")
+
+
+def async_token_type() -> ir.Type:
+    return ir.Type.parse("!tilegpu.async_token")
+
+
+# --- op builders (inside `with context, location, InsertionPoint(...)`) ---------------------
+
+def _create(name, results=(), operands=(), attributes=None):
+    return ir.Operation.create(f"tilegpu.{name}", results=list(results), operands=list(operands),
+                               attributes=attributes or {})
+
+
+def _str(s: str) -> ir.Attribute:
+    return ir.StringAttr.get(s)
+
+
+def convert_layout(src: ir.Value, layout: Layout) -> ir.Value:
+    return _create("convert_layout", [with_layout(src.type, layout)], [src]).result
+
+
+def local_alloc(memdesc: MemDesc, src: ir.Value | None = None) -> ir.Value:
+    return _create("local_alloc", [memdesc.type()], [src] if src is not None else []).result
+
+
+def local_load(src: ir.Value, result_type: ir.Type) -> ir.Value:
+    return _create("local_load", [result_type], [src]).result
+
+
+def local_store(value: ir.Value, dst: ir.Value) -> ir.Operation:
+    return _create("local_store", [], [value, dst])
+
+
+def local_dealloc(src: ir.Value) -> ir.Operation:
+    return _create("local_dealloc", [], [src])
+
+
+def memdesc_subview(src: ir.Value, offsets: list[ir.Value], result: MemDesc) -> ir.Value:
+    return _create("memdesc_subview", [result.type()], [src, *offsets]).result
+
+
+def async_copy_global_to_local(src: ir.Value, dst: ir.Value, mask: ir.Value | None = None,
+                               other: ir.Value | None = None, cache: str = "none",
+                               evict: str = "evict_normal") -> ir.Value:
+    operands = [src, dst] + [v for v in (mask, other) if v is not None]
+    segments = ir.DenseI32ArrayAttr.get([1, 1, int(mask is not None), int(other is not None)])
+    attrs = {"cache": _str(cache), "evict": _str(evict), "operandSegmentSizes": segments}
+    return _create("async_copy_global_to_local", [async_token_type()], operands, attrs).result
+
+
+def async_commit_group(tokens: list[ir.Value] = ()) -> ir.Value:
+    return _create("async_commit_group", [async_token_type()], tokens).result
+
+
+def async_wait(num: int, tokens: list[ir.Value] = ()) -> ir.Value:
+    attrs = {"num": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), num)}
+    return _create("async_wait", [async_token_type()], tokens, attrs).result
+
+
+def barrier() -> ir.Operation:
+    return _create("barrier")

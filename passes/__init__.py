@@ -1,0 +1,6 @@
+"""tilec's passes, one module each; importing this package registers all of them.
+
+A pass's command-line name, its module and its lit test share one name, e.g. `tile-combine` ↔
+`passes/combine.py` ↔ `test/Transforms/combine.mlir`.
+"""
+from tilec.passes import combine  # noqa: F401

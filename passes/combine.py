@@ -1,0 +1,219 @@
+"""tile-combine: canonicalisations on `tile` ops.
+
+After it runs:
+- chains of `addptr` are one `addptr` whose offset is the sum (`arith.addi`) of the offsets;
+- `addptr` by a constant zero offset is gone;
+- `splat` of a constant is a dense `arith.constant`;
+- `broadcast` to its own type is gone, and `broadcast`/`expand_dims` of a `splat` is a `splat`;
+- `load`/`store` masks that are constant true are dropped, a `store` with a constant-false mask
+  is erased and a `load` with a constant-false mask and an `other` is that `other`;
+- `tile` ops without side effects whose results are unused are erased (upstream
+  canonicalisation cannot: IRDL ops declare no memory effects).
+
+Example:
+    %q = "tile.addptr"(%p, %a) : (!tile.ptr<f32, 1 : i32>, i32) -> !tile.ptr<f32, 1 : i32>
+    %r = "tile.addptr"(%q, %b) : (!tile.ptr<f32, 1 : i32>, i32) -> !tile.ptr<f32, 1 : i32>
+becomes
+    %s = arith.addi %a, %b : i32
+    %r = "tile.addptr"(%p, %s) : (!tile.ptr<f32, 1 : i32>, i32) -> !tile.ptr<f32, 1 : i32>
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith
+from mlir.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
+
+from tilec.dialects import tile
+from tilec.passbase import Pass, register
+
+# Ops whose only effect is their results (or a read, for non-volatile loads): unused, they go.
+PURE_OPS = frozenset(
+    f"tile.{name}" for name in (
+        "program_id", "num_programs", "make_range", "splat", "broadcast", "expand_dims",
+        "reshape", "trans", "join", "split", "addptr", "dot", "reduce", "scan", "fp_to_fp",
+        "bitcast", "int_to_ptr", "ptr_to_int"))
+
+NO_MATCH = True  # what a pattern returns when it does not apply
+
+
+def constant_value(value: ir.Value) -> ir.Attribute | None:
+    """The scalar attribute of a constant or a splat constant tensor, else None."""
+    owner = value.owner
+    if not isinstance(owner, ir.OpView) and not isinstance(owner, ir.Operation):
+        return None
+    if owner.name != "arith.constant":
+        return None
+    attr = owner.attributes["value"]
+    if isinstance(attr, ir.DenseElementsAttr):
+        return attr.get_splat_value() if attr.is_splat else None
+    return attr
+
+
+def constant_int(value: ir.Value) -> int | None:
+    """The value of an integer or boolean (splat) constant, else None."""
+    attr = constant_value(value)
+    if isinstance(attr, ir.BoolAttr):
+        return int(attr.value)
+    if isinstance(attr, ir.IntegerAttr):
+        return attr.value
+    return None
+
+
+def is_constant_true(value: ir.Value) -> bool:
+    return constant_int(value) not in (None, 0)
+
+
+def is_constant_false(value: ir.Value) -> bool:
+    return constant_int(value) == 0
+
+
+def _owner_name(value: ir.Value) -> str | None:
+    owner = value.owner
+    return owner.name if isinstance(owner, (ir.Operation, ir.OpView)) else None
+
+
+def fold_addptr_chain(op, rewriter):
+    ptr, offset = op.operands
+    if _owner_name(ptr) != "tile.addptr":
+        return NO_MATCH
+    base, inner_offset = ptr.owner.operands
+    if inner_offset.type != offset.type:
+        return NO_MATCH
+    with rewriter.ip, op.location:
+        total = arith.addi(inner_offset, offset)
+        rewriter.replace_op(op, [tile.addptr(base, total)])
+
+
+def fold_addptr_zero(op, rewriter):
+    if constant_int(op.operands[1]) != 0:
+        return NO_MATCH
+    rewriter.replace_op(op, [op.operands[0]])
+
+
+def fold_splat_constant(op, rewriter):
+    attr = constant_value(op.operands[0])
+    if attr is None or tile.is_ptr(op.operands[0].type):
+        return NO_MATCH
+    with rewriter.ip, op.location:
+        dense = ir.DenseElementsAttr.get_splat(op.results[0].type, attr)
+        rewriter.replace_op(op, [arith.constant(op.results[0].type, dense)])
+
+
+def fold_broadcast(op, rewriter):
+    src = op.operands[0]
+    result_type = op.results[0].type
+    if src.type == result_type:
+        rewriter.replace_op(op, [src])
+        return None
+    return _resplat(op, rewriter)
+
+
+def _resplat(op, rewriter):
+    """`broadcast`/`expand_dims` of a `splat` is a `splat` of the result shape."""
+    src = op.operands[0]
+    if _owner_name(src) != "tile.splat":
+        return NO_MATCH
+    with rewriter.ip, op.location:
+        shape = tile.shape_of(op.results[0].type)
+        rewriter.replace_op(op, [tile.splat(src.owner.operands[0], shape)])
+
+
+def _mask_and_other(op):
+    """(mask, other) of a load, each None when absent."""
+    segments = op.attributes["operandSegmentSizes"]
+    operands = list(op.operands)[1:]
+    mask = operands.pop(0) if segments[1] else None
+    other = operands.pop(0) if segments[2] else None
+    return mask, other
+
+
+def fold_load_mask(op, rewriter):
+    mask, other = _mask_and_other(op)
+    if mask is None:
+        return NO_MATCH
+    if is_constant_false(mask) and other is not None:
+        rewriter.replace_op(op, [other])
+        return None
+    if not is_constant_true(mask):
+        return NO_MATCH
+    attrs = op.attributes
+    with rewriter.ip, op.location:
+        new = tile.load(op.operands[0], cache=attrs["cache"].value, evict=attrs["evict"].value,
+                        is_volatile=attrs["is_volatile"].value)
+        rewriter.replace_op(op, [new])
+
+
+def fold_store_mask(op, rewriter):
+    if len(op.operands) < 3:
+        return NO_MATCH
+    mask = op.operands[2]
+    if is_constant_false(mask):
+        rewriter.erase_op(op.operation)
+        return None
+    if not is_constant_true(mask):
+        return NO_MATCH
+    with rewriter.ip, op.location:
+        tile.store(op.operands[0], op.operands[1],
+                   cache=op.attributes["cache"].value, evict=op.attributes["evict"].value)
+    rewriter.erase_op(op.operation)
+
+
+PATTERNS = {
+    "tile.addptr": (fold_addptr_chain, fold_addptr_zero),
+    "tile.splat": (fold_splat_constant,),
+    "tile.broadcast": (fold_broadcast,),
+    "tile.expand_dims": (_resplat,),
+    "tile.load": (fold_load_mask,),
+    "tile.store": (fold_store_mask,),
+}
+
+
+def is_dead(op: ir.Operation) -> bool:
+    if op.name == "tile.load":
+        return not op.attributes["is_volatile"].value and not _has_uses(op)
+    return op.name in PURE_OPS and not _has_uses(op)
+
+
+def _has_uses(op: ir.Operation) -> bool:
+    return any(True for r in op.results for _ in r.uses)
+
+
+def erase_dead_ops(module: ir.Operation) -> bool:
+    """Erase dead side-effect-free tile ops (users first); True if any was erased."""
+    dead = []
+
+    def visit(op):
+        if is_dead(op.operation):
+            dead.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit, ir.WalkOrder.POST_ORDER)
+    erased = False
+    # Erasing one op can make its operands' producers dead: repeat from the last found.
+    while dead:
+        op = dead.pop()
+        if _has_uses(op):
+            continue
+        producers = [v.owner for v in op.operands
+                     if isinstance(v.owner, (ir.Operation, ir.OpView))]
+        op.erase()
+        erased = True
+        dead += [p.operation for p in producers if is_dead(p.operation)]
+    return erased
+
+
+@register
+class TileCombine(Pass):
+    name = "tile-combine"
+    summary = "Canonicalise tile ops: fold addptr chains, constant splats and masks, erase dead ops"
+
+    def run(self, module: ir.Operation) -> None:
+        patterns = RewritePatternSet(module.context)
+        for root, fns in PATTERNS.items():
+            for fn in fns:
+                patterns.add(root, fn)
+        frozen = patterns.freeze()
+        for _ in range(10):
+            apply_patterns_and_fold_greedily(module, frozen)
+            if not erase_dead_ops(module):
+                break

@@ -1,0 +1,128 @@
+"""What a tilec pass is: a name, a one-line summary, typed options and a `run(module)` body.
+
+A pass module in `passes/` declares a subclass of `Pass` and decorates it with `@register`; from
+then on the same name works in `tilec-opt --NAME`, in `builtin.module(NAME{opt=value})`, in the
+compiler's pipelines and from Python (`get_pass("NAME")(**options)`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from mlir import ir
+
+
+class PassFailure(Exception):
+    """Raised by a pass body after it has emitted its error diagnostics."""
+
+
+class OptionError(ValueError):
+    """A pass option that does not exist or whose value does not parse."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """A typed pass option, spelled `name=value` (lists as `a,b,c`)."""
+
+    name: str
+    type: type  # int, float, bool, str or list (of int)
+    default: Any
+    help: str = ""
+
+    @property
+    def attribute(self) -> str:
+        return self.name.replace("-", "_")
+
+    def parse(self, text: str) -> Any:
+        try:
+            if self.type is bool:
+                if text.lower() in ("1", "true", "on"):
+                    return True
+                if text.lower() in ("0", "false", "off"):
+                    return False
+                raise ValueError(text)
+            if self.type is list:
+                return [int(part) for part in text.split(",") if part.strip()]
+            return self.type(text)
+        except ValueError:
+            kind = "list of int" if self.type is list else self.type.__name__
+            raise OptionError(f"option '{self.name}' expects {kind}, got '{text}'") from None
+
+    def format(self, value: Any) -> str:
+        if self.type is bool:
+            return "true" if value else "false"
+        if self.type is list:
+            return ",".join(str(v) for v in value)
+        return str(value)
+
+
+class Pass:
+    """Subclasses set `name`, `summary`, `options` and implement `run(module)`."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    options: ClassVar[tuple[Option, ...]] = ()
+
+    def __init__(self, **values: Any):
+        known = {opt.attribute: opt for opt in self.options}
+        for key in values:
+            if key not in known:
+                raise OptionError(self._unknown_option(key))
+        for attr, opt in known.items():
+            setattr(self, attr, values.get(attr, opt.default))
+
+    @classmethod
+    def from_text(cls, text: str) -> "Pass":
+        """From an MLIR-style option string: `num-stages=3 other=true`."""
+        by_name = {opt.name: opt for opt in cls.options}
+        values = {}
+        for item in text.split():
+            key, eq, value = item.partition("=")
+            if key not in by_name:
+                raise OptionError(cls._unknown_option(key))
+            if not eq:
+                if by_name[key].type is not bool:
+                    raise OptionError(f"option '{key}' of pass '{cls.name}' needs a value")
+                value = "true"
+            values[by_name[key].attribute] = by_name[key].parse(value)
+        return cls(**values)
+
+    @classmethod
+    def _unknown_option(cls, key: str) -> str:
+        names = ", ".join(opt.name for opt in cls.options) or "none"
+        return f"pass '{cls.name}' has no option '{key}' (its options: {names})"
+
+    def option_text(self) -> str:
+        return " ".join(f"{o.name}={o.format(getattr(self, o.attribute))}" for o in self.options)
+
+    def __str__(self) -> str:
+        return f"{self.name}{{{self.option_text()}}}" if self.options else self.name
+
+    def run(self, module: ir.Operation) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def fail(op: ir.Operation | ir.OpView, message: str) -> PassFailure:
+        """Emit `message` as an error at `op` and return the exception to raise."""
+        op.location.emit_error(message)
+        return PassFailure(message)
+
+
+_REGISTRY: dict[str, type[Pass]] = {}
+
+
+def register(cls: type[Pass]) -> type[Pass]:
+    if cls.name in _REGISTRY:
+        raise ValueError(f"pass '{cls.name}' registered twice")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def registered_passes() -> dict[str, type[Pass]]:
+    import tilec.passes  # noqa: F401  (importing the package registers every pass)
+
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get_pass(name: str) -> type[Pass] | None:
+    return registered_passes().get(name)

@@ -1,0 +1,1 @@
+"""tilec's command-line tools (`tilec-opt`)."""

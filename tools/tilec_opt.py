@@ -1,0 +1,220 @@
+"""tilec-opt: an mlir-opt for tilec — parse IR, run tilec and upstream passes, print the result.
+
+    tilec-opt in.mlir --tile-combine --canonicalize
+    tilec-opt in.mlir --pass-pipeline='builtin.module(tile-combine,func.func(cse))'
+    tilec-opt --list-passes
+
+Errors (syntax, unknown op or pass, failed verification, a failing pass) are printed as MLIR
+diagnostics, `file:line:col: error: message`, and the exit code is 1.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+from tilec.context import make_context, parse_module
+from tilec.diagnostics import Diagnostic, DiagnosticError
+from tilec.passbase import registered_passes
+from tilec.pipeline import (Element, PipelineOptions, build_pass_manager, parse_pipeline,
+                            run_pipeline)
+from tilec.tools import verify_diagnostics
+
+USAGE = """usage: tilec-opt [options] [--PASS[=OPTIONS] ...] [FILE | -]
+
+Options:
+  -o FILE                         write the output to FILE (default: stdout)
+  --pass-pipeline=PIPELINE        e.g. 'builtin.module(tile-combine,canonicalize)'
+  --PASS[="opt=value ..."]        add a tilec or upstream pass (in command-line order)
+  --list-passes                   list tilec's passes with their options
+  --split-input-file              process each '// -----' chunk separately
+  --verify-diagnostics            check diagnostics against 'expected-*' comments
+  --mlir-print-ir-after-all       print the IR after every pass (stderr)
+  --mlir-print-ir-before-all      print the IR before every pass (stderr)
+  --mlir-print-ir-before=PASS     print the IR before the named pass(es), comma-separated
+  --mlir-print-ir-after=PASS      print the IR after the named pass(es), comma-separated
+  --mlir-print-op-generic         print ops in generic form
+  --mlir-print-debuginfo          print locations
+  --allow-unregistered-dialect    accept ops of unknown dialects
+  -h, --help                      show this help
+"""
+
+SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
+
+
+class UsageError(Exception):
+    pass
+
+
+@dataclass
+class Args:
+    input: str = "-"
+    output: str = "-"
+    elements: list[Element] = field(default_factory=list)
+    pipeline_given: bool = False
+    split_input_file: bool = False
+    verify_diagnostics: bool = False
+    list_passes: bool = False
+    print_generic: bool = False
+    print_debuginfo: bool = False
+    allow_unregistered: bool = False
+    pipeline_options: PipelineOptions = field(default_factory=PipelineOptions)
+
+
+FLAGS = {
+    "--split-input-file": "split_input_file",
+    "--verify-diagnostics": "verify_diagnostics",
+    "--list-passes": "list_passes",
+    "--mlir-print-op-generic": "print_generic",
+    "--mlir-print-debuginfo": "print_debuginfo",
+    "--allow-unregistered-dialect": "allow_unregistered",
+}
+
+
+def parse_args(argv: list[str]) -> Args:
+    args = Args()
+    popts = args.pipeline_options
+    positional = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        i += 1
+        key, eq, value = arg.partition("=")
+        if arg in ("-h", "--help"):
+            print(USAGE, end="")
+            raise SystemExit(0)
+        if arg in FLAGS:
+            setattr(args, FLAGS[arg], True)
+        elif arg == "--mlir-print-ir-after-all":
+            popts.print_ir_after_all = True
+        elif arg == "--mlir-print-ir-before-all":
+            popts.print_ir_before_all = True
+        elif key in ("--mlir-print-ir-before", "--mlir-print-ir-after", "--pass-pipeline", "-o"):
+            if not eq:
+                if i >= len(argv):
+                    raise UsageError(f"option '{key}' needs a value")
+                value = argv[i]
+                i += 1
+            if key == "-o":
+                args.output = value
+            elif key == "--pass-pipeline":
+                args.elements += parse_pipeline(value)
+                args.pipeline_given = True
+            else:
+                target = popts.print_ir_before if key.endswith("before") else popts.print_ir_after
+                target.update(v.strip() for v in value.split(",") if v.strip())
+        elif arg.startswith("--") and len(arg) > 2:
+            element = Element(key[2:], options=value.strip().strip("'\"") if eq else "",
+                              implicit_nesting=True)
+            args.elements.append(element)
+        elif arg.startswith("-") and arg != "-":
+            raise UsageError(f"unknown option '{arg}'")
+        else:
+            positional.append(arg)
+    if len(positional) > 1:
+        raise UsageError(f"expected one input file, got {len(positional)}")
+    if positional:
+        args.input = positional[0]
+    popts.print_generic = args.print_generic
+    return args
+
+
+def list_passes() -> str:
+    lines = ["tilec passes:"]
+    for name, cls in registered_passes().items():
+        lines.append(f"  --{name:<38} {cls.summary}")
+        for opt in cls.options:
+            default = opt.format(opt.default)
+            lines.append(f"      {opt.name}={default:<30} {opt.help}")
+    lines.append("Upstream MLIR passes (e.g. --canonicalize, --cse, --convert-scf-to-cf) "
+                 "are accepted too.")
+    return "\n".join(lines) + "\n"
+
+
+def split_chunks(text: str, split: bool) -> list[tuple[int, str]]:
+    """(first line number, chunk text) for each chunk of the input."""
+    if not split:
+        return [(1, text)]
+    chunks, start_line, start = [], 1, 0
+    for match in SPLIT_MARKER.finditer(text):
+        chunks.append((start_line, text[start:match.start()]))
+        start_line += text.count("\n", start, match.end()) + 1
+        start = match.end() + 1
+    chunks.append((start_line, text[start:]))
+    return chunks
+
+
+def process_chunk(text: str, first_line: int, source_name: str, args: Args) -> str:
+    """The output IR of one chunk; raises DiagnosticError."""
+    context = make_context(allow_unregistered_dialects=args.allow_unregistered)
+    # Leading newlines keep line numbers those of the whole file.
+    module = parse_module("\n" * (first_line - 1) + text, context, source_name)
+    run_pipeline(module, args.elements, args.pipeline_options)
+    return module.operation.get_asm(print_generic_op_form=args.print_generic,
+                                    enable_debug_info=args.print_debuginfo)
+
+
+def run(args: Args) -> int:
+    if args.list_passes:
+        _write(args.output, list_passes())
+        return 0
+    # Reject unknown passes and bad options once, before reading any input.
+    build_pass_manager(args.elements, make_context(), args.pipeline_options)
+    source_name = "<stdin>" if args.input == "-" else args.input
+    try:
+        text = sys.stdin.read() if args.input == "-" else open(args.input).read()
+    except OSError as err:
+        print(f"tilec-opt: error: cannot read '{args.input}': {err.strerror}", file=sys.stderr)
+        return 1
+    outputs, failed = [], False
+    for first_line, chunk in split_chunks(text, args.split_input_file):
+        try:
+            outputs.append(process_chunk(chunk, first_line, source_name, args))
+            diags: list[Diagnostic] = []
+        except DiagnosticError as err:
+            diags = err.diagnostics
+        if args.verify_diagnostics:
+            expected = verify_diagnostics.expectations(chunk, first_line)
+            problems = verify_diagnostics.check(diags, expected, source_name)
+            for problem in problems:
+                print(problem, file=sys.stderr)
+            failed |= bool(problems)
+        elif diags:
+            print("\n".join(d.format() for d in diags), file=sys.stderr)
+            failed = True
+    if not args.verify_diagnostics:
+        _write(args.output, "// -----\n".join(outputs))
+    return 1 if failed else 0
+
+
+def _write(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = parse_args(sys.argv[1:] if argv is None else argv)
+        return run(args)
+    except UsageError as err:
+        print(f"tilec-opt: error: {err}\n(see tilec-opt --help)", file=sys.stderr)
+        return 1
+    except DiagnosticError as err:
+        print(err.format(), file=sys.stderr)
+        return 1
+    except Exception as exc:  # a bug in tilec, not in the input
+        if os.environ.get("TILEC_TRACEBACK"):
+            raise
+        print(f"tilec-opt: internal error: {type(exc).__name__}: {exc} "
+              "(set TILEC_TRACEBACK=1 for the traceback)", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
