@@ -18,5 +18,7 @@ for var in ("PYTHONPATH", "HOME", "TILEC_TRACEBACK"):
 for tool in ("tilec-opt", "filecheck"):
     if shutil.which(tool) is None:
         lit_config.fatal(f"'{tool}' is not on PATH: run `pip install -e .[test]` first")
-# `not` ships with lit's internal shell; FileCheck is spelled `filecheck` (the pip package).
-config.substitutions.append(("%tilec_opt", "tilec-opt"))
+
+from tilec.toolchain import find_libdevice  # noqa: E402
+
+config.substitutions.append(("%libdevice", find_libdevice()))

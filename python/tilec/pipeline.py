@@ -137,7 +137,8 @@ def _print_ir_pass(when: str, pass_name: str, generic: bool):
 def _python_pass(p: Pass):
     def run(op: ir.Operation, handle) -> None:
         try:
-            p.run(op)
+            with op.context, op.location:
+                p.run(op)
         except PassFailure:
             handle.signal_pass_failure()
         except Exception as exc:  # an internal compiler error: report it as a diagnostic
