@@ -196,6 +196,46 @@ irdl.dialect @tile {
     irdl.regions(combine: %combine)
   }
 
+  // Sorts along `axis` (the last one); `descending` picks the order.
+  irdl.operation @sort {
+    %axis = irdl.base "#builtin.integer"
+    %desc_t = irdl.is true
+    %desc_f = irdl.is false
+    %descending = irdl.any_of(%desc_t, %desc_f)
+    %src = irdl.base "!builtin.tensor"
+    irdl.attributes { "axis" = %axis, "descending" = %descending }
+    irdl.operands(src: %src)
+    irdl.results(result: %src)
+  }
+
+  // result[i][j] = src[index[i][j]][j] for axis 0 (and so on): index has the result's shape.
+  irdl.operation @gather {
+    %axis = irdl.base "#builtin.integer"
+    %src = irdl.base "!builtin.tensor"
+    %index = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
+    irdl.attributes { "axis" = %axis }
+    irdl.operands(src: %src, index: %index)
+    irdl.results(result: %result)
+  }
+
+  // Counts of the values of a 1-D integer block in bins 0..N-1 (N = the result's length).
+  irdl.operation @histogram {
+    %src = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
+  // Concatenation of two blocks along dimension 0.
+  irdl.operation @cat {
+    %lhs = irdl.base "!builtin.tensor"
+    %rhs = irdl.base "!builtin.tensor"
+    %result = irdl.base "!builtin.tensor"
+    irdl.operands(lhs: %lhs, rhs: %rhs)
+    irdl.results(result: %result)
+  }
+
   irdl.operation @atomic_rmw {
     %r_add = irdl.is "add"
     %r_fadd = irdl.is "fadd"

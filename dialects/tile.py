@@ -180,6 +180,27 @@ def scan(srcs: Sequence[ir.Value], axis: int, reverse: bool = False) -> ir.Opera
                       {"axis": _i32(axis), "reverse": _bool(reverse)})
 
 
+def sort(src: ir.Value, axis: int, descending: bool = False) -> ir.Value:
+    attrs = {"axis": _i32(axis), "descending": _bool(descending)}
+    return _create("sort", [src.type], [src], attrs).result
+
+
+def gather(src: ir.Value, index: ir.Value, axis: int) -> ir.Value:
+    result = tensor_type(shape_of(index.type), element_type(src.type))
+    return _create("gather", [result], [src, index], {"axis": _i32(axis)}).result
+
+
+def histogram(src: ir.Value, num_bins: int) -> ir.Value:
+    result = tensor_type([num_bins], ir.IntegerType.get_signless(32))
+    return _create("histogram", [result], [src]).result
+
+
+def cat(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
+    shape = shape_of(lhs.type)
+    shape[0] += shape_of(rhs.type)[0]
+    return _create("cat", [tensor_type(shape, element_type(lhs.type))], [lhs, rhs]).result
+
+
 def atomic_rmw(rmw_op: str, ptr: ir.Value, value: ir.Value, mask: ir.Value | None = None,
                sem: str = "acq_rel", scope: str = "gpu") -> ir.Value:
     operands = [ptr, value] + ([mask] if mask is not None else [])

@@ -30,7 +30,8 @@ from tilec.passbase import Pass, register
 PURE_OPS = frozenset(
     f"tile.{name}" for name in (
         "program_id", "num_programs", "make_range", "splat", "broadcast", "expand_dims",
-        "reshape", "trans", "join", "split", "addptr", "dot", "reduce", "scan", "fp_to_fp",
+        "reshape", "trans", "join", "split", "cat", "addptr", "dot", "reduce", "scan", "sort",
+        "gather", "histogram", "fp_to_fp",
         "bitcast", "int_to_ptr", "ptr_to_int"))
 
 NO_MATCH = True  # what a pattern returns when it does not apply
