@@ -47,8 +47,10 @@ def tensor_type(shape: Sequence[int], element: ir.Type) -> ir.Type:
 
 
 def like(t: ir.Type, element: ir.Type) -> ir.Type:
-    """`t`'s shape with another element type (a scalar stays a scalar)."""
-    return tensor_type(shape_of(t), element) if isinstance(t, ir.RankedTensorType) else element
+    """`t`'s shape and layout encoding with another element type (a scalar stays a scalar)."""
+    if not isinstance(t, ir.RankedTensorType):
+        return element
+    return ir.RankedTensorType.get(list(t.shape), element, t.encoding)
 
 
 # --- op builders -----------------------------------------------------------------------------

@@ -13,6 +13,22 @@ from mlir import ir
 from tilec.dialects.params import ints, split_parameters, to_value
 
 
+def _normalize_ints(obj, *names: str) -> None:
+    """Store each named field of a frozen dataclass as a tuple of ints, or raise ValueError."""
+    for name in names:
+        value = getattr(obj, name)
+        if isinstance(value, (str, bytes)) or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in value):
+            raise ValueError(f"{type(obj).__name__}.{name} must be a sequence of integers, "
+                             f"got {value!r}")
+        object.__setattr__(obj, name, tuple(value))
+
+
+def _check_order(obj, order: tuple[int, ...]) -> None:
+    if sorted(order) != list(range(len(order))):
+        raise ValueError(f"{type(obj).__name__} order {order} is not a permutation")
+
+
 @dataclass(frozen=True)
 class BlockedLayout:
     size_per_thread: tuple[int, ...]
@@ -21,11 +37,11 @@ class BlockedLayout:
     order: tuple[int, ...]
 
     def __post_init__(self):
+        _normalize_ints(self, "size_per_thread", "threads_per_warp", "warps_per_cta", "order")
         fields = (self.size_per_thread, self.threads_per_warp, self.warps_per_cta, self.order)
         if len({len(f) for f in fields}) != 1:
             raise ValueError(f"blocked layout fields differ in rank: {fields}")
-        if sorted(self.order) != list(range(len(self.order))):
-            raise ValueError(f"blocked layout order {self.order} is not a permutation")
+        _check_order(self, self.order)
 
     @property
     def rank(self) -> int:
@@ -45,6 +61,11 @@ class SliceLayout:
     dim: int
     parent: "Layout"
 
+    def __post_init__(self):
+        if not 0 <= self.dim < self.parent.rank:
+            raise ValueError(f"slice dim {self.dim} is out of range for a parent of rank "
+                             f"{self.parent.rank}")
+
     @property
     def rank(self) -> int:
         return self.parent.rank - 1
@@ -62,6 +83,14 @@ class MmaLayout:
     version: tuple[int, int]
     warps_per_cta: tuple[int, ...]
     instr_shape: tuple[int, ...]
+
+    def __post_init__(self):
+        _normalize_ints(self, "version", "warps_per_cta", "instr_shape")
+        if len(self.version) != 2:
+            raise ValueError(f"mma version must be [major, minor], got {self.version}")
+        if len(self.instr_shape) != len(self.warps_per_cta):
+            raise ValueError(f"mma instr_shape {self.instr_shape} and warps_per_cta "
+                             f"{self.warps_per_cta} differ in rank")
 
     @property
     def rank(self) -> int:
@@ -82,6 +111,12 @@ class DotOperandLayout:
     parent: "Layout"
     k_width: int
 
+    def __post_init__(self):
+        if self.op_idx not in (0, 1):
+            raise ValueError(f"dot operand index must be 0 (A) or 1 (B), got {self.op_idx}")
+        if self.k_width <= 0:
+            raise ValueError(f"dot operand k_width must be positive, got {self.k_width}")
+
     @property
     def rank(self) -> int:
         return self.parent.rank
@@ -100,6 +135,13 @@ class SharedLayout:
     per_phase: int
     max_phase: int
     order: tuple[int, ...]
+
+    def __post_init__(self):
+        _normalize_ints(self, "order")
+        _check_order(self, self.order)
+        if min(self.vec, self.per_phase, self.max_phase) <= 0:
+            raise ValueError(f"shared layout vec, per_phase and max_phase must be positive, got "
+                             f"{self.vec}, {self.per_phase}, {self.max_phase}")
 
     @property
     def rank(self) -> int:
@@ -160,6 +202,14 @@ class MemDesc:
     element_type: str
     layout: SharedLayout
     mutable: bool = True
+
+    def __post_init__(self):
+        _normalize_ints(self, "shape")
+        object.__setattr__(self, "element_type", str(self.element_type))
+        # A multi-buffered allocation has one leading dimension more than its layout.
+        if len(self.shape) not in (self.layout.rank, self.layout.rank + 1):
+            raise ValueError(f"memdesc shape {self.shape} does not fit a layout of rank "
+                             f"{self.layout.rank}")
 
     def text(self) -> str:
         return (f"!tilegpu.memdesc<{ints(self.shape)}, {self.element_type}, {self.layout.text()}, "

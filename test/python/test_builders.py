@@ -354,8 +354,6 @@ def test_builders_keep_layouts_of_typed_operands(ctx):
     assert_round_trip(build(args, body), ctx)
 
 
-@pytest.mark.xfail(strict=True, reason="tile.load/expand_dims/... rebuild result tensors with "
-                   "tile.like/tensor_type and drop the operand's layout encoding")
 def test_load_keeps_layout(ctx):
     def body(ptrs):
         assert tg.tensor_layout(tile.load(ptrs).type) == BLOCKED
@@ -463,13 +461,34 @@ def test_invalid_blocked_layout(fields):
         tg.BlockedLayout(*fields)
 
 
-@pytest.mark.xfail(strict=True, reason="only BlockedLayout validates its fields")
 @pytest.mark.parametrize("make", [
     lambda: tg.SharedLayout(8, 1, 8, (0, 0)),
+    lambda: tg.SharedLayout(0, 1, 8, (1, 0)),
     lambda: tg.SliceLayout(2, BLOCKED),
     lambda: tg.DotOperandLayout(2, MMA, 2),
-    lambda: tg.MemDesc((64, 32, 2), "f16", SHARED),
-], ids=["shared-order", "slice-dim", "dot-operand-idx", "memdesc-rank"])
+    lambda: tg.MmaLayout((2, 0), (2, 2, 1), (16, 8)),
+    lambda: tg.MmaLayout((2,), (2, 2), (16, 8)),
+    # One leading buffer dimension beyond the layout's rank is allowed; two are not.
+    lambda: tg.MemDesc((2, 2, 64, 32), "f16", SHARED),
+    lambda: tg.BlockedLayout(["a"], [32], [4], [0]),
+], ids=["shared-order", "shared-vec", "slice-dim", "dot-operand-idx", "mma-ranks",
+        "mma-version", "memdesc-rank", "blocked-not-ints"])
 def test_invalid_other_layouts(make):
     with pytest.raises(ValueError):
         make()
+
+
+def test_layout_fields_are_normalised_to_tuples():
+    from_lists = tg.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    assert from_lists == tg.BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0))
+    assert hash(from_lists) == hash(tg.BlockedLayout((1, 4), (4, 8), (4, 1), (1, 0)))
+
+
+def test_memdesc_with_a_multi_buffer_dimension(ctx):
+    m = tg.MemDesc((3, 64, 32), "f16", SHARED)
+    assert tg.MemDesc.from_type(m.type()) == m
+
+
+def test_memdesc_element_type_from_an_mlir_type(ctx):
+    m = tg.MemDesc((64, 32), ir.F16Type.get(), SHARED)
+    assert tg.MemDesc.from_type(m.type()) == m

@@ -165,3 +165,15 @@ def test_help():
     result = tilec_opt("--help")
     assert result.returncode == 0
     assert "--pass-pipeline" in result.stdout
+
+
+def test_alias_definitions_without_explicit_module():
+    text = ("#b = #tilegpu.blocked<[1], [32], [4], [0]>\n"
+            "func.func @a(%x: tensor<128xf32, #b>) {\n  return\n}\n"
+            "func.func @c() {\n  \"tile.nope\"() : () -> ()\n  return\n}\n")
+    result = tilec_opt(stdin=text)
+    # The alias parses; the error is found at its own line (6), so line numbers are kept.
+    assert "<stdin>:6:3: error:" in result.stderr, result.stderr
+    ok = tilec_opt(stdin=text.replace('  "tile.nope"() : () -> ()\n', ""))
+    assert ok.returncode == 0, ok.stderr
+    assert "#tilegpu.blocked<[1], [32], [4], [0]>" in ok.stdout
