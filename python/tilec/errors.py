@@ -1,0 +1,45 @@
+"""Errors a user sees: each names their kernel's file and line and says what to do."""
+from __future__ import annotations
+
+
+class CompilationError(Exception):
+    """A mistake in a kernel, found while compiling it.
+
+    Printed as `file:line:col: error: message`, the source line with a caret under the column,
+    and, for code inlined from a helper, the call sites it came through.
+    """
+
+    def __init__(self, message: str, filename: str | None = None, line: int | None = None,
+                 col: int | None = None, source_line: str | None = None,
+                 call_sites: tuple[str, ...] = ()):
+        self.message = message
+        self.filename = filename
+        self.line = line
+        self.col = col
+        self.source_line = source_line
+        self.call_sites = call_sites
+        super().__init__(self.format())
+
+    def format(self) -> str:
+        if self.filename is None:
+            return f"error: {self.message}"
+        col = self.col or 0
+        text = [f"{self.filename}:{self.line}:{col + 1}: error: {self.message}"]
+        if self.source_line is not None:
+            stripped = self.source_line.rstrip()
+            indent = len(stripped) - len(stripped.lstrip())
+            text.append("    " + stripped.lstrip())
+            text.append("    " + " " * max(col - indent, 0) + "^")
+        text += [f"  called from {site}" for site in self.call_sites]
+        return "\n".join(text)
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+class OutOfResources(Exception):
+    """A compiled kernel needs more of a resource (shared memory, registers) than the target has."""
+
+
+class BackendUnavailable(RuntimeError):
+    """Raised when a launch needs a part of the compiler that is not there yet."""

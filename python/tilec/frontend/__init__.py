@@ -1,0 +1,1 @@
+"""The frontend: Python kernel source to `tile`-dialect IR."""

@@ -1,0 +1,474 @@
+"""The frontend: a kernel's Python AST walked into `tile`-dialect IR.
+
+One `CodeGenerator` walks one function body. Values are `tensor`s (IR values) or plain Python
+objects (compile-time constants). Calls to other `@tilec.jit` functions are inlined by a child
+generator; their ops carry call-site locations, so errors point at both lines. Control flow
+lives in control_flow.py. Every user mistake becomes a `CompilationError` at its line.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import math as pymath
+import operator
+import types
+from typing import Any
+
+from mlir import ir
+
+from tilec.errors import CompilationError
+from tilec.frontend import control_flow
+from tilec.frontend.returns import ReturnInLoop, normalize
+from tilec.language import semantic
+from tilec.language.core import SemanticError, constexpr, is_builtin, tensor, unwrap
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+           ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
+           ast.BitXor: "^"}
+_PY_BINOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+              "//": operator.floordiv, "%": operator.mod, "<<": operator.lshift,
+              ">>": operator.rshift, "&": operator.and_, "|": operator.or_, "^": operator.xor}
+_CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+_PY_CMPOPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+              ">": operator.gt, ">=": operator.ge}
+
+# Python builtins a kernel may call on compile-time values.
+_PY_FUNCTIONS = {builtins.len, builtins.int, builtins.float, builtins.bool, builtins.abs,
+                 builtins.isinstance, builtins.getattr, builtins.hasattr, builtins.tuple,
+                 builtins.list, builtins.str, builtins.range, builtins.enumerate, builtins.zip,
+                 builtins.round, builtins.pow, builtins.divmod, builtins.repr, builtins.type}
+_CONSTANT_TYPES = (int, float, bool, str, type(None), bytes, complex)
+
+_UNSUPPORTED = {
+    ast.Try: "`try` blocks are not supported in kernels: kernels cannot raise or catch "
+             "exceptions; check conditions with tl.device_assert",
+    ast.With: "`with` blocks are not supported in kernels",
+    ast.Lambda: "lambdas are not supported in kernels: write a @tilec.jit function instead",
+    ast.ListComp: "list comprehensions are not supported in kernels: use a loop over "
+                  "tl.static_range, or block operations",
+    ast.SetComp: "set comprehensions are not supported in kernels",
+    ast.DictComp: "dict comprehensions are not supported in kernels",
+    ast.GeneratorExp: "generator expressions are not supported in kernels: use a loop over "
+                      "tl.static_range, or block operations",
+    ast.Break: "`break` is not supported in kernels: make the exit condition part of a `while` "
+               "loop's condition",
+    ast.Continue: "`continue` is not supported in kernels: guard the rest of the loop body "
+                  "with `if`",
+    ast.Raise: "`raise` is not supported in kernels: use tl.device_assert or tl.static_assert",
+    ast.Global: "`global` is not supported in kernels",
+    ast.Nonlocal: "`nonlocal` is not supported in kernels",
+    ast.Delete: "`del` is not supported in kernels",
+    ast.Yield: "generators are not supported in kernels",
+    ast.Await: "`await` is not supported in kernels",
+    ast.AsyncFor: "async loops are not supported in kernels",
+    ast.Set: "sets are not supported in kernels",
+    ast.Dict: "dicts are not supported in kernels",
+    ast.Starred: "starred expressions are not supported in kernels",
+    ast.NamedExpr: "the walrus operator is not supported in kernels",
+    ast.ClassDef: "classes cannot be defined in kernels",
+    ast.FunctionDef: "functions cannot be defined inside kernels: define a @tilec.jit "
+                     "function at module level",
+    ast.Import: "imports are not supported inside kernels: import at module level",
+    ast.ImportFrom: "imports are not supported inside kernels: import at module level",
+}
+
+MAX_INLINE_DEPTH = 32
+
+
+class CodeGenerator(ast.NodeVisitor):
+    def __init__(self, fn, scope: dict[str, Any], call_sites: tuple = (),
+                 call_locs: tuple = ()):
+        self.fn = fn  # a JITFunction
+        self.scope = dict(scope)
+        self.call_sites = call_sites  # ("file:line", ...) innermost first, for error messages
+        self.call_locs = call_locs  # ir.Location of each call site, innermost first
+        self.returned: Any = None
+        self.has_returned = False
+
+    # --- locations and errors ------------------------------------------------------------
+
+    def location(self, node: ast.AST) -> ir.Location:
+        line = self.fn.first_line + getattr(node, "lineno", 1) - 1
+        col = getattr(node, "col_offset", 0) + self.fn.indent
+        loc = ir.Location.file(self.fn.filename, line, col + 1)
+        return ir.Location.callsite(loc, list(self.call_locs)) if self.call_locs else loc
+
+    def error(self, node: ast.AST, message: str) -> CompilationError:
+        line = self.fn.first_line + getattr(node, "lineno", 1) - 1
+        col = getattr(node, "col_offset", 0) + self.fn.indent
+        return CompilationError(message, self.fn.filename, line, col,
+                                self.fn.source_line(line), self.call_sites)
+
+    def visit(self, node: ast.AST):
+        if type(node) in _UNSUPPORTED:
+            raise self.error(node, _UNSUPPORTED[type(node)])
+        with self.location(node):
+            try:
+                return super().visit(node)
+            except CompilationError:
+                raise
+            except ReturnInLoop as err:
+                raise self.error(err.node, str(err)) from None
+            except SemanticError as err:
+                raise self.error(node, str(err)) from None
+            except RecursionError:
+                raise self.error(node, "too deeply nested (recursive @tilec.jit calls?)") from None
+            except Exception as err:  # a bug in tilec: still point at the kernel's line
+                raise self.error(node, f"internal compiler error: {type(err).__name__}: {err}") \
+                    from err
+
+    def generic_visit(self, node: ast.AST):
+        raise self.error(node, f"unsupported Python syntax in a kernel: {type(node).__name__}")
+
+    # --- function bodies -------------------------------------------------------------------
+
+    def generate_body(self) -> Any:
+        """Visit the function's body; returns what it returns (None for kernels)."""
+        try:
+            body = normalize(self.fn.parse().body)
+        except ReturnInLoop as err:
+            raise self.error(err.node, str(err)) from None
+        self.visit_block(body)
+        return self.returned
+
+    def visit_block(self, stmts: list[ast.stmt]) -> None:
+        for stmt in stmts:
+            if self.has_returned:
+                break
+            self.visit(stmt)
+
+    # --- statements ------------------------------------------------------------------------
+
+    def visit_Expr(self, node: ast.Expr):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return None  # a docstring
+        self.visit(node.value)
+
+    def visit_Pass(self, node):
+        return None
+
+    def visit_Return(self, node: ast.Return):
+        self.returned = None if node.value is None else self.visit(node.value)
+        self.has_returned = True
+
+    def visit_Assign(self, node: ast.Assign):
+        value = self.visit(node.value)
+        for target in node.targets:
+            self.assign(target, value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign):
+        if node.value is None:
+            return
+        value = self.visit(node.value)
+        annotation = self.visit(node.annotation)
+        if annotation is constexpr and isinstance(value, tensor):
+            raise self.error(node, f"'{ast.unparse(node.target)}' is annotated tl.constexpr but "
+                                   "its value is only known at run time")
+        self.assign(node.target, value)
+
+    def visit_AugAssign(self, node: ast.AugAssign):
+        if not isinstance(node.target, ast.Name):
+            raise self.error(node, "augmented assignment works on names only (tensors are "
+                                   "immutable values)")
+        current = self.lookup(node.target, node.target.id)
+        value = self.binary(_BINOPS[type(node.op)], current, self.visit(node.value))
+        self.assign(node.target, value)
+
+    def assign(self, target: ast.AST, value: Any) -> None:
+        if isinstance(target, ast.Name):
+            self.scope[target.id] = unwrap(value) if not isinstance(value, tensor) else value
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, tensor) or not hasattr(value, "__len__"):
+                raise self.error(target, "cannot unpack a single value into several names")
+            if len(value) != len(target.elts):
+                raise self.error(target, f"cannot unpack {len(value)} values into "
+                                         f"{len(target.elts)} names")
+            for t, v in zip(target.elts, value):
+                self.assign(t, v)
+            return
+        if isinstance(target, ast.Subscript):
+            raise self.error(target, "tensors are immutable: item assignment is not supported; "
+                                     "build a new block with tl.where")
+        raise self.error(target, f"cannot assign to {type(target).__name__}")
+
+    def visit_If(self, node: ast.If):
+        control_flow.visit_if(self, node)
+
+    def visit_For(self, node: ast.For):
+        control_flow.visit_for(self, node)
+
+    def visit_While(self, node: ast.While):
+        control_flow.visit_while(self, node)
+
+    def visit_Assert(self, node: ast.Assert):
+        cond = self.visit(node.test)
+        message = "" if node.msg is None else self.visit(node.msg)
+        if not isinstance(cond, tensor):
+            if not cond:
+                raise self.error(node, f"assertion failed: {message or ast.unparse(node.test)}")
+            return
+        from tilec.language import device_assert
+        device_assert(cond, str(message), _semantic=self)
+
+    # --- expressions -----------------------------------------------------------------------
+
+    def visit_Constant(self, node: ast.Constant):
+        return node.value
+
+    def visit_Name(self, node: ast.Name):
+        return self.lookup(node, node.id)
+
+    def lookup(self, node: ast.AST, name: str) -> Any:
+        if name in self.scope:
+            return self.scope[name]
+        found, value = self.fn.resolve_global(name)
+        if not found:
+            raise self.error(node, f"name '{name}' is not defined")
+        return check_global(self, node, name, value)
+
+    def visit_Tuple(self, node: ast.Tuple):
+        return tuple(self.visit(e) for e in node.elts)
+
+    def visit_List(self, node: ast.List):
+        return [self.visit(e) for e in node.elts]
+
+    def visit_JoinedStr(self, node: ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            v = self.visit(value)
+            if isinstance(v, tensor):
+                raise self.error(value, "f-strings can format compile-time values only; pass "
+                                        "tensors to tl.device_print as arguments")
+            parts.append(str(v))
+        return "".join(parts)
+
+    def visit_FormattedValue(self, node: ast.FormattedValue):
+        value = self.visit(node.value)
+        if isinstance(value, tensor):
+            return value
+        spec = self.visit(node.format_spec) if node.format_spec else ""
+        conv = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}[node.conversion]
+        return format(conv(value), spec)
+
+    def visit_Attribute(self, node: ast.Attribute):
+        base = self.visit(node.value)
+        if isinstance(base, tensor):
+            return tensor_attribute(self, node, base, node.attr)
+        try:
+            return getattr(base, node.attr)
+        except AttributeError:
+            raise self.error(node, f"{type(base).__name__} has no attribute '{node.attr}'") from None
+
+    def visit_BinOp(self, node: ast.BinOp):
+        if type(node.op) not in _BINOPS:
+            raise self.error(node, f"operator {type(node.op).__name__} is not supported")
+        return self.binary(_BINOPS[type(node.op)], self.visit(node.left), self.visit(node.right))
+
+    def binary(self, op: str, a, b):
+        if not isinstance(a, tensor) and not isinstance(b, tensor):
+            return _PY_BINOPS[op](unwrap(a), unwrap(b))
+        for side in (a, b):
+            if not isinstance(side, tensor) and not semantic.is_literal(side):
+                raise SemanticError(f"operator {op} cannot combine a tensor with "
+                                    f"{type(side).__name__} {side!r}")
+        return semantic.binary(op, a, b)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp):
+        operand = self.visit(node.operand)
+        if not isinstance(operand, tensor):
+            return {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
+                    ast.Invert: operator.invert}[type(node.op)](operand)
+        if isinstance(node.op, ast.USub):
+            return semantic.negate(operand)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        if isinstance(node.op, ast.Invert):
+            return semantic.invert(operand)
+        return semantic.logical_not(operand)
+
+    def visit_Compare(self, node: ast.Compare):
+        result, left = None, self.visit(node.left)
+        for op, comparator in zip(node.ops, node.comparators):
+            right = self.visit(comparator)
+            value = self.compare(node, op, left, right)
+            result = value if result is None else self.logical("and", result, value)
+            left = right
+        return result
+
+    def compare(self, node, op, a, b):
+        if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
+            if isinstance(a, tensor) or isinstance(b, tensor):
+                raise self.error(node, "`is` and `in` compare compile-time values only")
+            return {ast.Is: operator.is_, ast.IsNot: operator.is_not,
+                    ast.In: lambda x, y: x in y, ast.NotIn: lambda x, y: x not in y}[type(op)](
+                        unwrap(a), unwrap(b))
+        symbol = _CMPOPS[type(op)]
+        if not isinstance(a, tensor) and not isinstance(b, tensor):
+            return _PY_CMPOPS[symbol](unwrap(a), unwrap(b))
+        return semantic.compare(symbol, a, b)
+
+    def visit_BoolOp(self, node: ast.BoolOp):
+        kind = "and" if isinstance(node.op, ast.And) else "or"
+        result = self.visit(node.values[0])
+        for value_node in node.values[1:]:
+            if not isinstance(result, tensor):  # Python short-circuit on compile-time values
+                if (kind == "and") != bool(result):
+                    return result
+                result = self.visit(value_node)
+                continue
+            result = self.logical(kind, result, self.visit(value_node))
+        return result
+
+    def logical(self, kind: str, a, b):
+        if not isinstance(a, tensor) and not isinstance(b, tensor):
+            return (a and b) if kind == "and" else (a or b)
+        a = semantic.cast(semantic.to_tensor(a), semantic.T.int1)
+        b = semantic.cast(semantic.to_tensor(b), semantic.T.int1)
+        return semantic.binary("&" if kind == "and" else "|", a, b)
+
+    def visit_IfExp(self, node: ast.IfExp):
+        return control_flow.visit_ifexp(self, node)
+
+    def visit_Subscript(self, node: ast.Subscript):
+        base = self.visit(node.value)
+        if not isinstance(base, tensor):
+            return base[self.visit(node.slice)]
+        return subscript_tensor(self, node, base)
+
+    def visit_Slice(self, node: ast.Slice):
+        return slice(*(None if p is None else self.visit(p)
+                       for p in (node.lower, node.upper, node.step)))
+
+    def visit_Call(self, node: ast.Call):
+        fn = self.visit(node.func)
+        args = [self.visit(a) for a in node.args]
+        kwargs = {k.arg: self.visit(k.value) for k in node.keywords if k.arg is not None}
+        if any(k.arg is None for k in node.keywords):
+            raise self.error(node, "**kwargs in calls is not supported in kernels")
+        return self.call(node, fn, args, kwargs)
+
+    def call(self, node: ast.AST, fn, args: list, kwargs: dict):
+        from tilec.jit import JITFunction
+        if isinstance(fn, JITFunction):
+            return self.call_jit(node, fn, args, kwargs)
+        if is_builtin(fn):
+            try:
+                return fn(*args, **kwargs, _semantic=self)
+            except TypeError as err:
+                if "_semantic" in str(err) or "argument" in str(err):
+                    raise self.error(node, f"{_display_name(fn)}(): {err}") from None
+                raise
+        if fn is builtins.print:
+            from tilec.language import device_print
+            return device_print(*args, _semantic=self, **kwargs)
+        if fn in (builtins.min, builtins.max):
+            return self.min_max(fn, args)
+        if fn is constexpr:
+            return constexpr(*args).value
+        if fn in _PY_FUNCTIONS or isinstance(fn, type) and issubclass(fn, _CONSTANT_TYPES):
+            if any(isinstance(a, tensor) for a in list(args) + list(kwargs.values())):
+                raise self.error(node, f"Python's {_display_name(fn)}() works on compile-time "
+                                       "values only; use the tl functions on tensors")
+            return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
+        if getattr(fn, "__module__", "") == "math" and not any(isinstance(a, tensor) for a in args):
+            return fn(*[unwrap(a) for a in args])
+        if callable(fn) and hasattr(fn, "__self__") and isinstance(fn.__self__, tensor):
+            return fn(*args, **kwargs)
+        name = _display_name(fn)
+        raise self.error(node, f"'{name}' is not a @tilec.jit function: a kernel can call "
+                               f"tilec.language builtins and other @tilec.jit functions; "
+                               f"decorate '{name}' with @tilec.jit")
+
+    def min_max(self, fn, args):
+        if len(args) < 2:
+            raise SemanticError(f"{fn.__name__}() of one argument is not supported in kernels; "
+                                "use tl.min/tl.max to reduce a block")
+        if not any(isinstance(a, tensor) for a in args):
+            return fn(*[unwrap(a) for a in args])
+        combine = semantic.minimum if fn is builtins.min else semantic.maximum
+        result = args[0]
+        for a in args[1:]:
+            result = combine(result, a)
+        return result
+
+    def call_jit(self, node: ast.AST, fn, args: list, kwargs: dict):
+        if len(self.call_sites) >= MAX_INLINE_DEPTH:
+            raise self.error(node, "@tilec.jit calls nest too deeply (recursion is not supported)")
+        try:
+            bound = fn.bind_for_inlining(args, kwargs)
+        except TypeError as err:
+            raise self.error(node, f"{fn.__name__}(): {err}") from None
+        for name in fn.constexpr_names:
+            if isinstance(bound.get(name), tensor):
+                raise self.error(node, f"argument '{name}' of {fn.__name__} is tl.constexpr but "
+                                       "gets a runtime value; pass a compile-time constant")
+        here = f"{self.fn.filename}:{self.fn.first_line + getattr(node, 'lineno', 1) - 1}"
+        child = CodeGenerator(fn, bound, (here,) + self.call_sites,
+                              (self.location(node),) + self.call_locs)
+        return child.generate_body()
+
+    def combine_function(self, fn):
+        """A combine callback for reduce/scan from a @tilec.jit function."""
+        def combine(args: list[tensor]):
+            result = self.call_jit(self._current_node, fn, args, {})
+            return list(result) if isinstance(result, (tuple, list)) else [result]
+        return combine
+
+
+def _display_name(fn) -> str:
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+
+
+def check_global(gen: CodeGenerator, node: ast.AST, name: str, value: Any) -> Any:
+    """Module-level values a kernel may read: constants, constexprs, modules, functions, types."""
+    if isinstance(value, constexpr):
+        return value.value
+    if isinstance(value, _CONSTANT_TYPES) or isinstance(value, (types.ModuleType, type)):
+        return value
+    if callable(value):
+        return value
+    from tilec.language.dtypes import dtype
+    if isinstance(value, (dtype, tuple)):
+        return value
+    raise gen.error(node, f"global '{name}' is a {type(value).__name__}: kernels read module-level "
+                          "numbers, strings, dtypes and tl.constexpr values only; pass it as an "
+                          "argument instead")
+
+
+def tensor_attribute(gen: CodeGenerator, node: ast.AST, x: tensor, name: str):
+    if name in ("dtype", "shape", "type", "numel"):
+        return getattr(x, name)
+    if name == "T":
+        from tilec.language.shapes import trans
+        return trans(x)
+    from tilec.language import TENSOR_METHODS
+    if name in TENSOR_METHODS:
+        method = TENSOR_METHODS[name]
+
+        def bound(*args, **kwargs):
+            return method(x, *args, **kwargs, _semantic=gen)
+        bound.__self__ = x
+        return bound
+    raise gen.error(node, f"tensors have no attribute '{name}'")
+
+
+def subscript_tensor(gen: CodeGenerator, node: ast.Subscript, x: tensor) -> tensor:
+    index = gen.visit(node.slice)
+    items = index if isinstance(index, tuple) else (index,)
+    result, dim = x, 0
+    for item in items:
+        if item is None:
+            result = semantic.expand_dims(result, dim)
+            dim += 1
+        elif isinstance(item, slice) and item == slice(None, None, None):
+            dim += 1
+        else:
+            raise gen.error(node, "tensors can be indexed with ':' and None only (e.g. "
+                                  "x[:, None]); use tl.gather or masks to select elements")
+    if dim > len(result.shape):
+        raise gen.error(node, f"too many indices for a block of shape {x.shape}")
+    return result
+
+
+_ = pymath  # math functions on constants are allowed through the `math` module check

@@ -1,0 +1,103 @@
+"""The values a kernel computes with while it is compiled: tensors and compile-time constants.
+
+A `tensor` wraps one MLIR value and its tilec type (scalar dtype, pointer or block). Everything
+else a kernel touches — Python numbers, dtypes, strings, tuples, jit functions — is a
+compile-time constant; `constexpr` marks parameters that must be one.
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from tilec.language.dtypes import block_type, dtype
+
+# Attribute set on functions that the frontend calls with `_semantic=` (the builtins).
+BUILTIN = "__tilec_builtin__"
+
+
+class SemanticError(Exception):
+    """A mistake in the user's kernel found while building IR; the frontend adds the location."""
+
+
+class constexpr:
+    """A compile-time constant. As an annotation (`BLOCK: tl.constexpr`) it marks a parameter
+    that is specialised at compile time; wrapped values unwrap to themselves."""
+
+    def __init__(self, value):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self) -> str:
+        return f"constexpr[{self.value!r}]"
+
+    def __eq__(self, other):
+        return self.value == unwrap(other)
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __index__(self):
+        return int(self.value)
+
+
+def unwrap(value):
+    return value.value if isinstance(value, constexpr) else value
+
+
+class tensor:
+    """A value in the kernel: `handle` is its MLIR value, `type` its tilec type."""
+
+    def __init__(self, handle: ir.Value, type: dtype):
+        self.handle = handle
+        self.type = type
+
+    @property
+    def dtype(self) -> dtype:
+        """The element type (for a block) or the type itself (for a scalar)."""
+        return self.type.scalar
+
+    @property
+    def shape(self) -> list[int]:
+        return list(self.type.shape) if self.type.is_block() else []
+
+    @property
+    def numel(self) -> int:
+        return self.type.numel if self.type.is_block() else 1
+
+    def is_block(self) -> bool:
+        return self.type.is_block()
+
+    def __repr__(self) -> str:
+        return f"tensor<{self.type!r}>"
+
+    def __bool__(self):
+        raise SemanticError("a tensor's truth value is only known at run time; use it in a "
+                            "runtime `if`, or compare constexprs instead")
+
+
+def block_of(shape, element: dtype) -> dtype:
+    return block_type(element, shape) if shape else element
+
+
+def builtin(fn):
+    """Mark `fn` as a builtin: the frontend calls it with `_semantic=` and constexprs unwrapped."""
+    setattr(fn, BUILTIN, True)
+    return fn
+
+
+def is_builtin(fn) -> bool:
+    return getattr(fn, BUILTIN, False)
+
+
+CONSTEXPR_FUNCTION = "__tilec_constexpr_function__"
+
+
+def constexpr_function(fn):
+    """Let kernels call plain Python `fn` on compile-time values (its result is a constant)."""
+    setattr(fn, CONSTEXPR_FUNCTION, True)
+    return fn
+
+
+def is_constexpr_function(fn) -> bool:
+    return getattr(fn, CONSTEXPR_FUNCTION, False)

@@ -1,0 +1,259 @@
+"""tilec's types, named as in Triton: scalar dtypes, pointer types and block (tensor) types.
+
+Integers map to signless MLIR integers; signedness lives here and picks the ops (divsi/divui,
+extsi/extui, ...). A block type is a shape plus a scalar or pointer element type.
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from tilec.dialects import tile
+
+
+class dtype:
+    """A scalar type. `name` is Triton's (`int32`, `float16`, ...); `short` the signature form."""
+
+    SINT = ("int8", "int16", "int32", "int64")
+    UINT = ("int1", "uint8", "uint16", "uint32", "uint64")
+    FP = ("float16", "bfloat16", "float32", "float64")
+    SHORT = {"int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+             "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+             "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64",
+             "void": "void"}
+
+    def __init__(self, name: str):
+        if name not in self.SHORT:
+            raise ValueError(f"unknown dtype '{name}'")
+        self.name = name
+
+    # --- classification ---
+    def is_floating(self) -> bool:
+        return self.name in self.FP
+
+    def is_fp16(self) -> bool:
+        return self.name == "float16"
+
+    def is_bf16(self) -> bool:
+        return self.name == "bfloat16"
+
+    def is_fp32(self) -> bool:
+        return self.name == "float32"
+
+    def is_fp64(self) -> bool:
+        return self.name == "float64"
+
+    def is_int(self) -> bool:
+        return self.name in self.SINT or self.name in self.UINT
+
+    def is_bool(self) -> bool:
+        return self.name == "int1"
+
+    def is_int_signed(self) -> bool:
+        return self.name in self.SINT
+
+    def is_int_unsigned(self) -> bool:
+        return self.name in self.UINT
+
+    def is_ptr(self) -> bool:
+        return False
+
+    def is_block(self) -> bool:
+        return False
+
+    def is_void(self) -> bool:
+        return self.name == "void"
+
+    @property
+    def primitive_bitwidth(self) -> int:
+        if self.is_void():
+            return 0
+        return int("".join(ch for ch in self.SHORT[self.name] if ch.isdigit()))
+
+    @property
+    def int_bitwidth(self) -> int:
+        return self.primitive_bitwidth
+
+    @property
+    def fp_mantissa_width(self) -> int:
+        return {"float16": 10, "bfloat16": 7, "float32": 23, "float64": 52}[self.name]
+
+    @property
+    def scalar(self) -> "dtype":
+        return self
+
+    @property
+    def element_ty(self) -> "dtype":
+        return self
+
+    # --- MLIR ---
+    def to_ir(self) -> ir.Type:
+        if self.is_int():
+            return ir.IntegerType.get_signless(self.primitive_bitwidth)
+        return {"float16": ir.F16Type, "bfloat16": ir.BF16Type, "float32": ir.F32Type,
+                "float64": ir.F64Type}[self.name].get()
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def _key(self):
+        return (self.name,)
+
+    def __repr__(self) -> str:
+        return f"tl.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def codegen_name(self) -> str:
+        return self.SHORT[self.name]
+
+
+class pointer_type(dtype):
+    """A pointer to `element_ty` in `address_space` (1: global memory)."""
+
+    def __init__(self, element_ty: dtype, address_space: int = 1):
+        self.element_ty_ = element_ty
+        self.address_space = address_space
+        self.name = f"pointer<{element_ty}>"
+
+    @property
+    def element_ty(self) -> dtype:
+        return self.element_ty_
+
+    def is_ptr(self) -> bool:
+        return True
+
+    def is_floating(self) -> bool:
+        return False
+
+    def is_int(self) -> bool:
+        return False
+
+    def is_int_signed(self) -> bool:
+        return False
+
+    def is_int_unsigned(self) -> bool:
+        return False
+
+    def is_bool(self) -> bool:
+        return False
+
+    def is_void(self) -> bool:
+        return False
+
+    @property
+    def primitive_bitwidth(self) -> int:
+        return 64
+
+    def to_ir(self) -> ir.Type:
+        return tile.ptr_type(self.element_ty.to_ir(), self.address_space)
+
+    def _key(self):
+        return ("ptr", self.element_ty, self.address_space)
+
+    def __repr__(self) -> str:
+        return f"tl.pointer_type({self.element_ty!r})"
+
+    def codegen_name(self) -> str:
+        return "*" + self.element_ty.codegen_name()
+
+
+class block_type(dtype):
+    """A block (tensor) of `element_ty` with a static `shape`."""
+
+    def __init__(self, element_ty: dtype, shape):
+        self.element_ty_ = element_ty
+        self.shape = tuple(int(s) for s in shape)
+        self.name = f"<{self.shape}, {element_ty}>"
+
+    @property
+    def element_ty(self) -> dtype:
+        return self.element_ty_
+
+    @property
+    def scalar(self) -> dtype:
+        return self.element_ty_
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def is_block(self) -> bool:
+        return True
+
+    def is_ptr(self) -> bool:
+        return False
+
+    def __getattr__(self, name):
+        # Classification questions (is_floating, ...) are about the element type.
+        if name.startswith("is_") or name in ("primitive_bitwidth", "int_bitwidth"):
+            return getattr(self.element_ty_, name)
+        raise AttributeError(name)
+
+    def to_ir(self) -> ir.Type:
+        return ir.RankedTensorType.get(list(self.shape), self.element_ty.to_ir())
+
+    def _key(self):
+        return ("block", self.element_ty, self.shape)
+
+    def __repr__(self) -> str:
+        return f"tl.block_type({self.element_ty!r}, {list(self.shape)})"
+
+
+void = dtype("void")
+int1 = dtype("int1")
+int8 = dtype("int8")
+int16 = dtype("int16")
+int32 = dtype("int32")
+int64 = dtype("int64")
+uint8 = dtype("uint8")
+uint16 = dtype("uint16")
+uint32 = dtype("uint32")
+uint64 = dtype("uint64")
+float16 = dtype("float16")
+bfloat16 = dtype("bfloat16")
+float32 = dtype("float32")
+float64 = dtype("float64")
+
+ALL_SCALARS = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
+               float32, float64)
+BY_SHORT_NAME = {t.codegen_name(): t for t in ALL_SCALARS}
+BY_SHORT_NAME.update({"b1": int1, "f16": float16, "f32": float32, "f64": float64,
+                      "bf16": bfloat16})
+
+
+def int_dtype(bitwidth: int, signed: bool) -> dtype:
+    if bitwidth == 1:
+        return int1
+    return dtype(("int" if signed else "uint") + str(bitwidth))
+
+
+def parse_type(text: str) -> dtype:
+    """A signature type: `i32`, `fp16`, `*fp32`, `**i8` (pointer to pointer)."""
+    text = text.strip()
+    if text.startswith("*"):
+        return pointer_type(parse_type(text[1:]))
+    if text in BY_SHORT_NAME:
+        return BY_SHORT_NAME[text]
+    raise ValueError(f"unknown type '{text}' (expected e.g. i32, u8, fp16, bf16, fp32, *fp32)")
+
+
+def from_ir(t: ir.Type, signed: bool = True) -> dtype:
+    """The dtype of an MLIR type (integers taken as signed unless told otherwise)."""
+    if isinstance(t, ir.RankedTensorType):
+        return block_type(from_ir(t.element_type, signed), t.shape)
+    if tile.is_ptr(t):
+        return pointer_type(from_ir(tile.ptr_pointee(t), signed), tile.ptr_addrspace(t))
+    if isinstance(t, ir.IntegerType):
+        return int_dtype(t.width, signed)
+    for name, cls in (("float16", ir.F16Type), ("bfloat16", ir.BF16Type),
+                      ("float32", ir.F32Type), ("float64", ir.F64Type)):
+        if isinstance(t, cls):
+            return dtype(name)
+    raise ValueError(f"no tilec dtype for MLIR type {t}")

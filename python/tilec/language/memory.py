@@ -1,0 +1,113 @@
+"""Loads, stores and atomics: the semantic layer for memory (see semantic.py)."""
+from __future__ import annotations
+
+from tilec.dialects import tile
+from tilec.language import dtypes as T
+from tilec.language.core import SemanticError, block_of, tensor
+from tilec.language.semantic import broadcast_to, cast, compare, to_tensor
+
+_LOAD_CACHE = {"": "none", ".ca": "ca", ".cg": "cg", ".cv": "cv"}
+_STORE_CACHE = {"": "none", ".wb": "wb", ".cg": "cg", ".cs": "cs", ".wt": "wt"}
+_EVICT = {"": "evict_normal", "evict_normal": "evict_normal", "evict_first": "evict_first",
+          "evict_last": "evict_last"}
+_SEM = {None: "acq_rel", "acq_rel": "acq_rel", "acquire": "acquire", "release": "release",
+        "relaxed": "relaxed"}
+_SCOPE = {None: "gpu", "gpu": "gpu", "cta": "cta", "sys": "sys"}
+
+
+def _choice(table: dict, value, what: str) -> str:
+    if value not in table:
+        options = ", ".join(repr(k) for k in table if k is not None)
+        raise SemanticError(f"{what} must be one of {options}, not {value!r}")
+    return table[value]
+
+
+def _pointer(ptr, op: str) -> tensor:
+    if not isinstance(ptr, tensor) or not ptr.dtype.is_ptr():
+        what = ptr.dtype if isinstance(ptr, tensor) else type(ptr).__name__
+        raise SemanticError(f"tl.{op} needs a pointer or a block of pointers, got {what}; "
+                            f"pass a pointer argument plus offsets (e.g. x_ptr + offs)")
+    return ptr
+
+
+def _mask(mask, ptr: tensor, op: str) -> tensor | None:
+    if mask is None:
+        return None
+    mask = to_tensor(mask)
+    if not mask.dtype.is_bool():
+        raise SemanticError(f"tl.{op}: the mask must be boolean (int1), got {mask.dtype}; "
+                            "compare to build it, e.g. offs < n")
+    return broadcast_to(mask, ptr.shape, "the mask")
+
+
+def load(ptr, mask=None, other=None, cache_modifier: str = "", eviction_policy: str = "",
+         volatile: bool = False) -> tensor:
+    ptr = _pointer(ptr, "load")
+    element = ptr.dtype.element_ty
+    if element.is_bool():  # booleans live in memory as bytes
+        as_bytes = cast(ptr, T.pointer_type(T.int8, ptr.dtype.address_space))
+        other = None if other is None else cast(to_tensor(other), T.int8)
+        loaded = load(as_bytes, mask, other, cache_modifier, eviction_policy, volatile)
+        return compare("!=", loaded, 0)
+    if other is not None and mask is None:
+        raise SemanticError("tl.load: `other` needs a `mask` (it fills the masked-off elements)")
+    mask = _mask(mask, ptr, "load")
+    if other is not None:
+        other = broadcast_to(cast(to_tensor(other), element), ptr.shape, "`other`")
+    value = tile.load(ptr.handle, None if mask is None else mask.handle,
+                      None if other is None else other.handle,
+                      cache=_choice(_LOAD_CACHE, cache_modifier, "cache_modifier"),
+                      evict=_choice(_EVICT, eviction_policy, "eviction_policy"),
+                      is_volatile=bool(volatile))
+    return tensor(value, block_of(ptr.shape, element))
+
+
+def store(ptr, value, mask=None, cache_modifier: str = "", eviction_policy: str = "") -> None:
+    ptr = _pointer(ptr, "store")
+    element = ptr.dtype.element_ty
+    value = to_tensor(value)
+    if len(value.shape) > len(ptr.shape) or value.is_block() and not ptr.is_block():
+        raise SemanticError(f"tl.store: the value has shape {value.shape} but the pointer block "
+                            f"has shape {ptr.shape}; store a value of the pointer's shape")
+    try:
+        value = broadcast_to(value, ptr.shape, "the stored value")
+    except SemanticError as err:
+        raise SemanticError(f"tl.store: {err}; store a value of the pointer's shape") from None
+    if element.is_bool():
+        ptr = cast(ptr, T.pointer_type(T.int8, ptr.dtype.address_space))
+        element = T.int8
+    value = cast(value, element)
+    mask = _mask(mask, ptr, "store")
+    tile.store(ptr.handle, value.handle, None if mask is None else mask.handle,
+               cache=_choice(_STORE_CACHE, cache_modifier, "cache_modifier"),
+               evict=_choice(_EVICT, eviction_policy, "eviction_policy"))
+
+
+def _atomic_operands(op: str, ptr, val, mask):
+    ptr = _pointer(ptr, op)
+    element = ptr.dtype.element_ty
+    val = broadcast_to(cast(to_tensor(val), element), ptr.shape, "the value")
+    return ptr, element, val, _mask(mask, ptr, op)
+
+
+def atomic_rmw(kind: str, ptr, val, mask=None, sem=None, scope=None) -> tensor:
+    """`kind`: add, and, or, xor, max, min, xchg (as in tl.atomic_<kind>)."""
+    ptr, element, val, mask = _atomic_operands(f"atomic_{kind}", ptr, val, mask)
+    if kind in ("and", "or", "xor") and not element.is_int():
+        raise SemanticError(f"tl.atomic_{kind} needs integer pointees, got {element}")
+    rmw = kind
+    if kind == "add" and element.is_floating():
+        rmw = "fadd"
+    elif kind in ("max", "min") and element.is_int_unsigned():
+        rmw = "u" + kind
+    result = tile.atomic_rmw(rmw, ptr.handle, val.handle, None if mask is None else mask.handle,
+                             sem=_choice(_SEM, sem, "sem"), scope=_choice(_SCOPE, scope, "scope"))
+    return tensor(result, val.type)
+
+
+def atomic_cas(ptr, cmp, val, sem=None, scope=None) -> tensor:
+    ptr, element, val, _ = _atomic_operands("atomic_cas", ptr, val, None)
+    cmp = broadcast_to(cast(to_tensor(cmp), element), ptr.shape, "`cmp`")
+    result = tile.atomic_cas(ptr.handle, cmp.handle, val.handle, sem=_choice(_SEM, sem, "sem"),
+                             scope=_choice(_SCOPE, scope, "scope"))
+    return tensor(result, val.type)

@@ -1,0 +1,154 @@
+"""Ops that combine elements across a block: reduce, scan, sort, gather, histogram and dot."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from mlir import ir
+from mlir.dialects import gpu
+
+from tilec.dialects import tile
+from tilec.language import dtypes as T
+from tilec.language.core import SemanticError, block_of, tensor
+from tilec.language.semantic import cast, constant, expand_dims, to_tensor
+from tilec.language.shapes import reshape
+
+# combine(accumulated + new scalars) -> combined scalars, built by the frontend from a jit fn.
+Combine = Callable[[list[tensor]], Sequence[tensor]]
+
+
+def _normalize_axis(axis: int, rank: int, op: str) -> int:
+    if not -rank <= axis < rank:
+        raise SemanticError(f"tl.{op}: axis {axis} is out of range for a block of rank {rank}")
+    return axis % rank
+
+
+def _check_inputs(inputs: Sequence[tensor], op: str) -> list[tensor]:
+    inputs = [to_tensor(x) for x in inputs]
+    if not all(x.is_block() for x in inputs):
+        raise SemanticError(f"tl.{op} needs blocks, got a scalar")
+    if len({tuple(x.shape) for x in inputs}) != 1:
+        raise SemanticError(f"tl.{op}: all inputs need one shape, got "
+                            f"{[x.shape for x in inputs]}")
+    if len(inputs) > 4:
+        raise SemanticError(f"tl.{op} takes at most 4 tensors at once, got {len(inputs)}")
+    return inputs
+
+
+def _build_combine(op: ir.Operation, inputs: list[tensor], combine: Combine, what: str) -> None:
+    block = op.regions[0].blocks[0]
+    with ir.InsertionPoint(block):
+        args = [tensor(a, x.dtype) for a, x in zip(block.arguments, inputs + inputs)]
+        results = list(combine(args))
+        if len(results) != len(inputs):
+            raise SemanticError(f"the {what} combine function must return {len(inputs)} "
+                                f"value(s), one per input; it returned {len(results)}")
+        values = []
+        for r, x in zip(results, inputs):
+            r = to_tensor(r)
+            if r.is_block():
+                raise SemanticError(f"the {what} combine function must return scalars")
+            values.append(cast(r, x.dtype).handle)
+        gpu.yield_(values)
+
+
+def reduce(inputs: Sequence[tensor], axis: int | None, combine: Combine,
+           keep_dims: bool = False) -> list[tensor]:
+    inputs = _check_inputs(inputs, "reduce")
+    if axis is None:
+        inputs = [reshape(x, [x.numel], can_reorder=True) for x in inputs]
+        axis = 0
+    axis = _normalize_axis(axis, len(inputs[0].shape), "reduce")
+    op = tile.reduce([x.handle for x in inputs], axis)
+    _build_combine(op, inputs, combine, "reduce")
+    shape = [s for i, s in enumerate(inputs[0].shape) if i != axis]
+    results = [tensor(r, block_of(shape, x.dtype)) for r, x in zip(op.results, inputs)]
+    if keep_dims:
+        results = [expand_dims(r, axis) for r in results]
+    return results
+
+
+def scan(inputs: Sequence[tensor], axis: int, combine: Combine, reverse: bool = False) -> list[tensor]:
+    inputs = _check_inputs(inputs, "associative_scan")
+    axis = _normalize_axis(axis, len(inputs[0].shape), "associative_scan")
+    op = tile.scan([x.handle for x in inputs], axis, reverse)
+    _build_combine(op, inputs, combine, "scan")
+    return [tensor(r, x.type) for r, x in zip(op.results, inputs)]
+
+
+def sort(x: tensor, dim: int | None = None, descending: bool = False) -> tensor:
+    x = _check_inputs([x], "sort")[0]
+    rank = len(x.shape)
+    dim = rank - 1 if dim is None else _normalize_axis(dim, rank, "sort")
+    if dim != rank - 1:
+        raise SemanticError("tl.sort sorts along the last dimension only")
+    return tensor(tile.sort(x.handle, dim, bool(descending)), x.type)
+
+
+def gather(src: tensor, index: tensor, axis: int) -> tensor:
+    src, index = to_tensor(src), to_tensor(index)
+    if not index.dtype.is_int():
+        raise SemanticError(f"tl.gather: the index must be integers, got {index.dtype}")
+    if len(src.shape) != len(index.shape) or not src.is_block():
+        raise SemanticError(f"tl.gather: source {src.shape} and index {index.shape} need one rank")
+    axis = _normalize_axis(axis, len(src.shape), "gather")
+    for d, (s, i) in enumerate(zip(src.shape, index.shape)):
+        if d != axis and s != i:
+            raise SemanticError(f"tl.gather: source {src.shape} and index {index.shape} differ "
+                                f"in dimension {d}, which is not the gather axis")
+    return tensor(tile.gather(src.handle, index.handle, axis),
+                  T.block_type(src.dtype, index.shape))
+
+
+def histogram(x: tensor, num_bins: int) -> tensor:
+    x = to_tensor(x)
+    if len(x.shape) != 1 or not x.dtype.is_int():
+        raise SemanticError(f"tl.histogram needs a 1-D block of integers, got {x.type}")
+    if num_bins <= 0 or num_bins & (num_bins - 1):
+        raise SemanticError(f"tl.histogram: num_bins must be a power of two, got {num_bins}")
+    return tensor(tile.histogram(x.handle, num_bins), T.block_type(T.int32, [num_bins]))
+
+
+_PRECISIONS = ("tf32", "tf32x3", "ieee")
+
+
+def dot(a: tensor, b: tensor, acc=None, input_precision: str | None = None,
+        allow_tf32: bool | None = None, max_num_imprecise_acc: int | None = None,
+        out_dtype: T.dtype = T.float32) -> tensor:
+    a, b = to_tensor(a), to_tensor(b)
+    if len(a.shape) not in (2, 3) or len(b.shape) != len(a.shape):
+        raise SemanticError(f"tl.dot needs two 2-D (or two 3-D, batched) blocks, got shapes "
+                            f"{a.shape} and {b.shape}")
+    if a.shape[-1] != b.shape[-2]:
+        raise SemanticError(f"tl.dot: the inner dimensions differ: a is {a.shape} and b is "
+                            f"{b.shape}, so K = {a.shape[-1]} vs {b.shape[-2]}; a must be "
+                            "[M, K] and b [K, N]")
+    if len(a.shape) == 3 and a.shape[0] != b.shape[0]:
+        raise SemanticError(f"tl.dot: batch sizes differ: {a.shape[0]} vs {b.shape[0]}")
+    if a.dtype != b.dtype:
+        raise SemanticError(f"tl.dot needs operands of one type, got {a.dtype} and {b.dtype}; "
+                            "cast one of them")
+    if not (a.dtype.is_floating() or a.dtype in (T.int8, T.uint8)):
+        raise SemanticError(f"tl.dot supports floating-point and 8-bit integer operands, "
+                            f"got {a.dtype}")
+    if input_precision is None:
+        input_precision = "tf32" if allow_tf32 in (None, True) else "ieee"
+    if input_precision not in _PRECISIONS:
+        raise SemanticError(f"input_precision must be one of {', '.join(_PRECISIONS)}, "
+                            f"not {input_precision!r}")
+    if a.dtype.is_int():
+        out_dtype = T.int32
+    shape = a.shape[:-1] + [b.shape[-1]]
+    result = T.block_type(out_dtype, shape)
+    if acc is None:
+        acc = constant(0, out_dtype, shape)
+    else:
+        acc = to_tensor(acc)
+        if acc.shape != shape:
+            raise SemanticError(f"tl.dot: the accumulator has shape {acc.shape}, the product "
+                                f"{shape}")
+        if acc.dtype != out_dtype:
+            raise SemanticError(f"tl.dot: the accumulator is {acc.dtype} but out_dtype is "
+                                f"{out_dtype}")
+    value = tile.dot(a.handle, b.handle, acc.handle, input_precision,
+                     max_num_imprecise_acc or 0)
+    return tensor(value, result)

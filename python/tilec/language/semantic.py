@@ -1,0 +1,430 @@
+"""The semantic layer: type promotion, broadcasting, casts and arithmetic, as `tile` IR.
+
+Every function takes tilec values (tensors, or Python numbers where the language allows them),
+checks them, promotes and broadcasts as Triton does, and builds IR at the current MLIR insertion
+point and location. Mistakes in the user's kernel raise `SemanticError`; the frontend turns it
+into a `CompilationError` at the kernel's line.
+"""
+from __future__ import annotations
+
+import numbers
+
+from mlir import ir
+from mlir.dialects import arith, math
+
+from tilec.dialects import tile
+from tilec.language import dtypes as T
+from tilec.language.core import SemanticError, block_of, tensor, unwrap
+from tilec.language.dtypes import dtype
+
+AFN = "#arith.fastmath<afn>"  # marks approximate math (`/`, `sqrt`); `div_rn`/`sqrt_rn` omit it
+
+# --- constants ---------------------------------------------------------------------------------
+
+
+def literal_type(value) -> dtype:
+    """The type of a Python literal: bool -> int1, int -> int32, uint32, int64 or uint64 (the
+    first that holds it), float -> float32."""
+    if isinstance(value, bool):
+        return T.int1
+    if isinstance(value, numbers.Integral):
+        if -2**31 <= value < 2**31:
+            return T.int32
+        if 2**31 <= value < 2**32:
+            return T.uint32
+        if -2**63 <= value < 2**63:
+            return T.int64
+        if 0 <= value < 2**64:
+            return T.uint64
+        raise SemanticError(f"integer constant {value} does not fit in 64 bits")
+    if isinstance(value, numbers.Real):
+        return T.float32
+    raise SemanticError(f"expected a number, got {type(value).__name__} {value!r}")
+
+
+def _scalar_attr(value, ty: dtype) -> ir.Attribute:
+    if ty.is_floating():
+        return ir.FloatAttr.get(ty.to_ir(), float(value))
+    width = ty.primitive_bitwidth
+    value = int(value)
+    if not -2**(width - 1) <= value < 2**width and width > 1:
+        raise SemanticError(f"constant {value} does not fit in {ty}")
+    if width == 1:
+        return ir.IntegerAttr.get(ty.to_ir(), int(bool(value)))
+    if value >= 2**(width - 1):  # store unsigned values in two's complement
+        value -= 2**width
+    return ir.IntegerAttr.get(ty.to_ir(), value)
+
+
+def constant(value, ty: dtype, shape=()) -> tensor:
+    """A constant scalar, or a block of `shape` filled with it."""
+    ty = ty.scalar
+    attr = _scalar_attr(value, ty)
+    result = block_of(shape, ty)
+    if shape:
+        attr = ir.DenseElementsAttr.get_splat(result.to_ir(), attr)
+    return tensor(arith.constant(result.to_ir(), attr), result)
+
+
+def to_tensor(value, ty: dtype | None = None) -> tensor:
+    value = unwrap(value)
+    if isinstance(value, tensor):
+        return value
+    return constant(value, ty or literal_type(value))
+
+
+def is_literal(value) -> bool:
+    return isinstance(unwrap(value), (bool, numbers.Number))
+
+
+# --- shapes -------------------------------------------------------------------------------------
+
+
+def splat(x: tensor, shape) -> tensor:
+    result = T.block_type(x.type, shape)
+    return tensor(tile.splat(x.handle, list(shape)), result)
+
+
+def broadcast_to(x: tensor, shape, what: str = "value") -> tensor:
+    """`x` broadcast to `shape` (NumPy rules); raises SemanticError if it cannot be."""
+    shape = list(shape)
+    if x.shape == shape:
+        return x
+    if not x.is_block():
+        return splat(x, shape) if shape else x
+    if len(x.shape) > len(shape):
+        raise SemanticError(f"cannot broadcast {what} of shape {x.shape} to shape {shape}")
+    while len(x.shape) < len(shape):
+        x = expand_dims(x, 0)
+    for i, (have, want) in enumerate(zip(x.shape, shape)):
+        if have != want and have != 1:
+            raise SemanticError(f"cannot broadcast {what} of shape {x.shape} to shape {shape}: "
+                                f"dimension {i} is {have}, not 1 or {want}")
+    return tensor(tile.broadcast(x.handle, shape), T.block_type(x.dtype, shape))
+
+
+def broadcast_shapes(*shapes) -> list[int]:
+    rank = max(len(s) for s in shapes)
+    padded = [[1] * (rank - len(s)) + list(s) for s in shapes]
+    out = []
+    for i, dims in enumerate(zip(*padded)):
+        sizes = {d for d in dims if d != 1}
+        if len(sizes) > 1:
+            shown = " and ".join(str(list(s)) for s in shapes)
+            raise SemanticError(f"shapes {shown} are incompatible: dimension {i} differs "
+                                f"({' vs '.join(str(d) for d in dims)})")
+        out.append(sizes.pop() if sizes else 1)
+    return out
+
+
+def broadcast_all(*xs: tensor) -> list[tensor]:
+    shape = broadcast_shapes(*(x.shape for x in xs))
+    return [broadcast_to(x, shape) for x in xs]
+
+
+def expand_dims(x: tensor, axis: int) -> tensor:
+    rank = len(x.shape)
+    if not -rank - 1 <= axis <= rank:
+        raise SemanticError(f"expand_dims axis {axis} is out of range for a tensor of rank {rank}")
+    axis %= rank + 1
+    if not x.is_block():
+        return splat(x, [1])
+    shape = x.shape
+    shape.insert(axis, 1)
+    return tensor(tile.expand_dims(x.handle, axis), T.block_type(x.dtype, shape))
+
+
+# --- promotion and casts -----------------------------------------------------------------------
+
+_KIND = {"bool": 0, "uint": 1, "int": 2, "float": 3}
+
+
+def _kind(ty: dtype) -> int:
+    if ty.is_bool():
+        return _KIND["bool"]
+    if ty.is_int_unsigned():
+        return _KIND["uint"]
+    if ty.is_int():
+        return _KIND["int"]
+    return _KIND["float"]
+
+
+def integer_promote(a: dtype, b: dtype) -> dtype:
+    if a.is_int_signed() == b.is_int_signed():
+        return a if a.int_bitwidth > b.int_bitwidth else b
+    unsigned, signed = (a, b) if a.is_int_unsigned() else (b, a)
+    return unsigned if unsigned.int_bitwidth >= signed.int_bitwidth else signed
+
+
+def computation_type(a: dtype, a_literal: bool, b: dtype, b_literal: bool,
+                     div_or_mod: bool = False) -> dtype:
+    """The type both operands of an arithmetic op are converted to (Triton's rules)."""
+    if a_literal != b_literal:
+        lit, ten = (a, b) if a_literal else (b, a)
+        if _kind(lit) <= _kind(ten):
+            if div_or_mod and (ten.is_fp16() or ten.is_bf16()):
+                return T.float32
+            return ten
+    if a.is_fp64() or b.is_fp64():
+        return T.float64
+    if a.is_fp32() or b.is_fp32():
+        return T.float32
+    if a.is_fp16() or b.is_fp16():
+        return T.float32 if div_or_mod else T.float16
+    if a.is_bf16() or b.is_bf16():
+        if div_or_mod or not (a.is_bf16() and b.is_bf16()):
+            return T.float32
+        return T.bfloat16
+    if not (a.is_int() and b.is_int()):
+        raise SemanticError(f"unsupported operand types {a} and {b}")
+    if div_or_mod and a.is_int_signed() != b.is_int_signed():
+        raise SemanticError(f"cannot use /, // or % with {a} and {b}: their signedness differs; "
+                            "cast one of them first")
+    return integer_promote(a, b)
+
+
+def cast(x, dst: dtype, fp_downcast_rounding: str | None = None, bitcast: bool = False) -> tensor:
+    """`x` converted to `dst` (element type; the shape is kept)."""
+    x = to_tensor(x)
+    dst = dst.scalar
+    src = x.dtype
+    result = block_of(x.shape, dst)
+    if src == dst:
+        return x
+    h = x.handle
+    rt = result.to_ir()
+    if bitcast:
+        if src.primitive_bitwidth != dst.primitive_bitwidth:
+            raise SemanticError(f"cannot bitcast {src} to {dst}: sizes differ "
+                                f"({src.primitive_bitwidth} vs {dst.primitive_bitwidth} bits)")
+        return tensor(tile.bitcast(h, rt), result)
+    if src.is_ptr() or dst.is_ptr():
+        return _cast_pointer(x, src, dst, result)
+    if src.is_floating() and dst.is_floating():
+        if fp_downcast_rounding not in (None, "rtne", "rtz"):
+            raise SemanticError(f"fp_downcast_rounding must be 'rtne' or 'rtz', "
+                                f"not {fp_downcast_rounding!r}")
+        narrowing = dst.primitive_bitwidth < src.primitive_bitwidth
+        if fp_downcast_rounding == "rtz" and narrowing:
+            return tensor(tile.fp_to_fp(h, rt, "rtz"), result)
+        if src.primitive_bitwidth == dst.primitive_bitwidth:  # fp16 <-> bf16 through fp32
+            return cast(cast(x, T.float32), dst)
+        op = arith.truncf if narrowing else arith.extf
+        return tensor(op(rt, h), result)
+    if src.is_int() and dst.is_int():
+        if dst.is_bool():
+            return compare("!=", x, constant(0, src, x.shape))
+        if dst.int_bitwidth < src.int_bitwidth:
+            return tensor(arith.trunci(rt, h), result)
+        if dst.int_bitwidth == src.int_bitwidth:
+            return tensor(h, result)  # same bits, other signedness
+        op = arith.extsi if src.is_int_signed() else arith.extui
+        return tensor(op(rt, h), result)
+    if src.is_floating() and dst.is_int():
+        if dst.is_bool():
+            return compare("!=", x, constant(0, src, x.shape))
+        op = arith.fptosi if dst.is_int_signed() else arith.fptoui
+        return tensor(op(rt, h), result)
+    if src.is_int() and dst.is_floating():
+        op = arith.sitofp if src.is_int_signed() else arith.uitofp
+        return tensor(op(rt, h), result)
+    raise SemanticError(f"cannot cast {src} to {dst}")
+
+
+def _cast_pointer(x: tensor, src: dtype, dst: dtype, result: dtype) -> tensor:
+    if src.is_ptr() and dst.is_ptr():
+        return tensor(tile.bitcast(x.handle, result.to_ir()), result)
+    if src.is_ptr() and dst.is_int() and dst.int_bitwidth == 64:
+        return tensor(tile.ptr_to_int(x.handle, result.to_ir()), result)
+    if dst.is_ptr() and src.is_int() and src.int_bitwidth == 64:
+        return tensor(tile.int_to_ptr(x.handle, result.to_ir()), result)
+    raise SemanticError(f"cannot cast {src} to {dst}: pointers convert only to and from int64 "
+                        "and other pointers")
+
+
+def _literal_operand(value, ty: dtype, shape) -> tensor:
+    value = unwrap(value)
+    if ty.is_int_unsigned() and not isinstance(value, bool) and value < 0:
+        raise SemanticError(f"cannot combine the negative constant {value} with unsigned {ty}")
+    if ty.is_int() and not ty.is_bool() and not isinstance(value, bool) and isinstance(
+            value, numbers.Integral):
+        lo = 0 if ty.is_int_unsigned() else -2**(ty.int_bitwidth - 1)
+        hi = 2**ty.int_bitwidth if ty.is_int_unsigned() else 2**(ty.int_bitwidth - 1)
+        if not lo <= value < hi:
+            raise SemanticError(f"constant {value} does not fit in {ty}")
+    return constant(value, ty)
+
+
+def promote(a, b, div_or_mod: bool = False) -> tuple[tensor, tensor]:
+    """Both operands in their computation type, broadcast to one shape."""
+    a_lit, b_lit = is_literal(a), is_literal(b)
+    a_t = literal_type(unwrap(a)) if a_lit else a.dtype
+    b_t = literal_type(unwrap(b)) if b_lit else b.dtype
+    ty = computation_type(a_t, a_lit, b_t, b_lit, div_or_mod)
+    a = _literal_operand(a, ty, ()) if a_lit else cast(a, ty)
+    b = _literal_operand(b, ty, ()) if b_lit else cast(b, ty)
+    return tuple(broadcast_all(a, b))
+
+
+# --- arithmetic ---------------------------------------------------------------------------------
+
+_FLOAT_OPS = {"+": arith.addf, "-": arith.subf, "*": arith.mulf, "%": arith.remf}
+_INT_OPS = {"+": arith.addi, "-": arith.subi, "*": arith.muli, "&": arith.andi, "|": arith.ori,
+            "^": arith.xori, "<<": arith.shli}
+_SIGNED_OPS = {"//": arith.divsi, "%": arith.remsi, ">>": arith.shrsi}
+_UNSIGNED_OPS = {"//": arith.divui, "%": arith.remui, ">>": arith.shrui}
+
+
+def binary(op: str, a, b) -> tensor:
+    """`a op b` for the operators + - * / // % & | ^ << >>."""
+    if op in ("+", "-") and _is_ptr(a) or op == "+" and _is_ptr(b):
+        return _pointer_arith(op, a, b)
+    if op == "/":
+        return truediv(a, b)
+    if op in ("&", "|", "^", "<<", ">>"):
+        for x in (a, b):
+            ty = literal_type(unwrap(x)) if is_literal(x) else x.dtype
+            if not ty.is_int():
+                raise SemanticError(f"operator {op} needs integer operands, got {ty}")
+    a, b = promote(a, b, div_or_mod=op in ("//", "%"))
+    ty = a.dtype
+    if ty.is_floating():
+        if op not in _FLOAT_OPS:
+            raise SemanticError(f"operator {op} is not defined for floating-point {ty}")
+        return tensor(_FLOAT_OPS[op](a.handle, b.handle), a.type)
+    table = _INT_OPS if op in _INT_OPS else (_SIGNED_OPS if ty.is_int_signed() else _UNSIGNED_OPS)
+    return tensor(table[op](a.handle, b.handle), a.type)
+
+
+def truediv(a, b, approximate: bool = True) -> tensor:
+    """`a / b`: integers become float32 first; floats divide (`approximate`: fast division)."""
+    a_lit, b_lit = is_literal(a), is_literal(b)
+    a_t = literal_type(unwrap(a)) if a_lit else a.dtype
+    b_t = literal_type(unwrap(b)) if b_lit else b.dtype
+    if a_t.is_int() and b_t.is_int():
+        a, b = cast(to_tensor(a), T.float32), cast(to_tensor(b), T.float32)
+    a, b = promote(a, b, div_or_mod=True)
+    flags = ir.Attribute.parse(AFN) if approximate else None
+    return tensor(arith.divf(a.handle, b.handle, fastmath=flags), a.type)
+
+
+def _is_ptr(x) -> bool:
+    return isinstance(x, tensor) and x.dtype.is_ptr()
+
+
+def _pointer_arith(op: str, a, b) -> tensor:
+    ptr, offset = (a, b) if _is_ptr(a) else (b, a)
+    if _is_ptr(offset):
+        raise SemanticError("cannot add or subtract two pointers")
+    offset = to_tensor(offset)
+    if not offset.dtype.is_int():
+        raise SemanticError(f"pointer offsets must be integers, got {offset.dtype}")
+    if op == "-":
+        offset = negate(offset)
+    ptr, offset = broadcast_all(ptr, offset)
+    return tensor(tile.addptr(ptr.handle, offset.handle), ptr.type)
+
+
+def negate(x) -> tensor:
+    x = to_tensor(x)
+    if x.dtype.is_ptr():
+        raise SemanticError("cannot negate a pointer")
+    if x.dtype.is_floating():
+        return tensor(arith.negf(x.handle), x.type)
+    return binary("-", constant(0, x.dtype, x.shape), x)
+
+
+def invert(x) -> tensor:
+    x = to_tensor(x)
+    if not x.dtype.is_int():
+        raise SemanticError(f"operator ~ needs an integer operand, got {x.dtype}")
+    return binary("^", x, constant(-1 if not x.dtype.is_bool() else 1, x.dtype, x.shape))
+
+
+def logical_not(x) -> tensor:
+    x = to_tensor(x)
+    return compare("==", x, constant(0, x.dtype, x.shape))
+
+
+_CMP_SIGNED = {"==": "eq", "!=": "ne", "<": "slt", "<=": "sle", ">": "sgt", ">=": "sge"}
+_CMP_UNSIGNED = {"==": "eq", "!=": "ne", "<": "ult", "<=": "ule", ">": "ugt", ">=": "uge"}
+_CMP_FLOAT = {"==": "oeq", "!=": "une", "<": "olt", "<=": "ole", ">": "ogt", ">=": "oge"}
+
+
+def compare(op: str, a, b) -> tensor:
+    if _is_ptr(a) or _is_ptr(b):
+        a, b = (cast(x, T.int64) if _is_ptr(x) else x for x in (a, b))
+    a, b = promote(a, b)
+    result = block_of(a.shape, T.int1)
+    if a.dtype.is_floating():
+        pred = getattr(arith.CmpFPredicate, _CMP_FLOAT[op])
+        return tensor(arith.cmpf(pred, a.handle, b.handle), result)
+    table = _CMP_SIGNED if a.dtype.is_int_signed() else _CMP_UNSIGNED
+    return tensor(arith.cmpi(getattr(arith.CmpIPredicate, table[op]), a.handle, b.handle), result)
+
+
+def where(cond, x, y) -> tensor:
+    cond = cast(to_tensor(cond), T.int1)
+    x, y = promote(x, y)
+    cond, x, y = broadcast_all(cond, x, y)
+    return tensor(arith.select(cond.handle, x.handle, y.handle), x.type)
+
+
+def minimum(a, b, propagate_nan: bool = False) -> tensor:
+    return _min_max(a, b, propagate_nan, "min")
+
+
+def maximum(a, b, propagate_nan: bool = False) -> tensor:
+    return _min_max(a, b, propagate_nan, "max")
+
+
+def _min_max(a, b, propagate_nan: bool, which: str) -> tensor:
+    a, b = promote(a, b)
+    ty = a.dtype
+    if ty.is_floating():
+        op = getattr(arith, f"{which}imumf" if propagate_nan else f"{which}numf")
+    else:
+        op = getattr(arith, f"{which}{'si' if ty.is_int_signed() else 'ui'}")
+    return tensor(op(a.handle, b.handle), a.type)
+
+
+# --- math ---------------------------------------------------------------------------------------
+
+_UNARY_MATH = {"exp": math.exp, "exp2": math.exp2, "log": math.log, "log2": math.log2,
+               "sin": math.sin, "cos": math.cos, "sqrt": math.sqrt, "rsqrt": math.rsqrt,
+               "erf": math.erf, "floor": math.floor, "ceil": math.ceil}
+_APPROXIMATE = frozenset({"sqrt"})  # `tl.sqrt` may be approximate; `tl.sqrt_rn` may not
+
+
+def unary_math(name: str, x, rounded: bool = False) -> tensor:
+    x = to_tensor(x)
+    if not x.dtype.is_floating():
+        raise SemanticError(f"tl.{name} needs a floating-point operand, got {x.dtype}; "
+                            f"convert it first, e.g. x.to(tl.float32)")
+    flags = ir.Attribute.parse(AFN) if name in _APPROXIMATE and not rounded else None
+    return tensor(_UNARY_MATH[name](x.handle, fastmath=flags), x.type)
+
+
+def abs_(x) -> tensor:
+    x = to_tensor(x)
+    if x.dtype.is_floating():
+        return tensor(math.absf(x.handle), x.type)
+    if x.dtype.is_int_unsigned():
+        return x
+    return tensor(math.absi(x.handle), x.type)
+
+
+def fma(x, y, z) -> tensor:
+    x, y = promote(x, y)
+    x, z = promote(x, z)
+    x, y, z = broadcast_all(x, cast(y, x.dtype), z)
+    if not x.dtype.is_floating():
+        raise SemanticError(f"tl.fma needs floating-point operands, got {x.dtype}")
+    return tensor(math.fma(x.handle, y.handle, z.handle), x.type)
+
+
+def umulhi(x, y) -> tensor:
+    x, y = promote(x, y)
+    if not x.dtype.is_int() or x.dtype.int_bitwidth != 32:
+        raise SemanticError(f"tl.umulhi needs 32-bit integer operands, got {x.dtype}")
+    return tensor(arith.mului_extended(x.handle, y.handle)[1], x.type)

@@ -1,0 +1,108 @@
+"""Creating blocks and changing their shape: the semantic layer for shapes (see semantic.py)."""
+from __future__ import annotations
+
+from tilec.dialects import tile
+from tilec.language import dtypes as T
+from tilec.language.core import SemanticError, tensor
+from tilec.language.semantic import (broadcast_all, broadcast_to, cast, constant, splat,
+                                     to_tensor)
+
+MAX_NUMEL = 1 << 20
+
+
+def check_shape(shape) -> list[int]:
+    shape = [int(s) for s in shape]
+    numel = 1
+    for s in shape:
+        if s <= 0 or s & (s - 1):
+            raise SemanticError(f"block shapes must be powers of two, got {shape}")
+        numel *= s
+    if numel > MAX_NUMEL:
+        raise SemanticError(f"a block of shape {shape} has {numel} elements; at most {MAX_NUMEL}")
+    return shape
+
+
+def arange(start: int, end: int) -> tensor:
+    if not isinstance(start, int) or not isinstance(end, int):
+        raise SemanticError("tl.arange(start, end) needs constexpr integer bounds")
+    if end <= start:
+        raise SemanticError(f"tl.arange: end ({end}) must be greater than start ({start})")
+    if not -2**31 <= start < end <= 2**31:
+        raise SemanticError("tl.arange bounds must fit in int32")
+    check_shape([end - start])
+    return tensor(tile.make_range(start, end), T.block_type(T.int32, [end - start]))
+
+
+def full(shape, value, element: T.dtype) -> tensor:
+    shape = check_shape(shape)
+    if isinstance(value, tensor):
+        return splat(cast(value, element), shape) if shape else cast(value, element)
+    return constant(value, element, shape)
+
+
+def reshape(x: tensor, shape, can_reorder: bool = False) -> tensor:
+    shape = check_shape(shape) if shape else []
+    x = to_tensor(x)
+    numel = 1
+    for s in shape:
+        numel *= s
+    if numel != x.numel:
+        raise SemanticError(f"cannot reshape a block of shape {x.shape} ({x.numel} elements) "
+                            f"to {shape} ({numel} elements)")
+    if not x.is_block():
+        return splat(x, shape) if shape else x
+    if x.shape == shape:
+        return x
+    return tensor(tile.reshape(x.handle, shape, can_reorder), T.block_type(x.dtype, shape))
+
+
+def permute(x: tensor, order) -> tensor:
+    order = [int(d) for d in order]
+    if sorted(order) != list(range(len(x.shape))):
+        raise SemanticError(f"permutation {order} does not match a tensor of rank {len(x.shape)}")
+    if order == sorted(order):
+        return x
+    shape = [x.shape[d] for d in order]
+    return tensor(tile.trans(x.handle, order), T.block_type(x.dtype, shape))
+
+
+def trans(x: tensor, dims=()) -> tensor:
+    if not dims:
+        if len(x.shape) != 2:
+            raise SemanticError(f"tl.trans without dims transposes 2-D blocks; this one has shape "
+                                f"{x.shape}: pass the permutation, e.g. tl.trans(x, 0, 2, 1)")
+        dims = (1, 0)
+    return permute(x, dims)
+
+
+def join(a, b) -> tensor:
+    a, b = to_tensor(a), to_tensor(b)
+    if a.dtype != b.dtype:
+        raise SemanticError(f"tl.join needs operands of one type, got {a.dtype} and {b.dtype}")
+    a, b = broadcast_all(a, b)
+    if not a.is_block():  # two scalars join into a block of 2
+        joined = join(splat(a, [1]), splat(b, [1]))
+        return reshape(joined, [2])
+    shape = a.shape + [2]
+    return tensor(tile.join(a.handle, b.handle), T.block_type(a.dtype, shape))
+
+
+def split(x: tensor) -> tuple[tensor, tensor]:
+    if not x.shape or x.shape[-1] != 2:
+        raise SemanticError(f"tl.split needs a last dimension of size 2, got shape {x.shape}")
+    lhs, rhs = tile.split(x.handle)
+    half = T.block_type(x.dtype, x.shape[:-1]) if len(x.shape) > 1 else x.dtype
+    return tensor(lhs, half), tensor(rhs, half)
+
+
+def cat(a: tensor, b: tensor) -> tensor:
+    if a.dtype != b.dtype or a.shape[1:] != b.shape[1:] or not a.is_block():
+        raise SemanticError(f"tl.cat needs blocks of one type that differ at most in their first "
+                            f"dimension, got {a.type} and {b.type}")
+    shape = [a.shape[0] + b.shape[0]] + a.shape[1:]
+    check_shape(shape)
+    return tensor(tile.cat(a.handle, b.handle), T.block_type(a.dtype, shape))
+
+
+def broadcast(x, shape) -> tensor:
+    return broadcast_to(to_tensor(x), check_shape(shape) if shape else [])

@@ -1,0 +1,215 @@
+"""Library functions written in the kernel language itself, compiled like user helpers."""
+from __future__ import annotations
+
+import tilec.language as tl  # complete by the time any kernel is compiled
+from tilec.jit import jit
+from tilec.language import dtypes as T
+from tilec.language.core import constexpr_function
+
+
+@jit
+def cdiv(x, div):
+    """Ceiling division; on compile-time values it folds to a Python int."""
+    return (x + div - 1) // div
+
+
+@jit
+def sigmoid(x):
+    return 1 / (1 + tl.exp(-x))
+
+
+@jit
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
+    axis = 0 if dim is None else dim
+    z = x - max(x, axis, keep_dims=keep_dims)
+    num = tl.exp(z)
+    den = sum(num, axis, keep_dims=keep_dims)
+    return tl.fdiv(num, den, ieee_rounding)
+
+
+@jit
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Maps a row-major (i, j) in a size_i x size_j grid to grouped order (groups of size_g
+    rows), as used for L2-friendly matmul tile orders."""
+    ij = i * size_j + j
+    size_gj = size_g * size_j
+    group_id = ij // size_gj
+    off_i = group_id * size_g
+    rows = tl.minimum(size_i - off_i, size_g)
+    ij = ij % size_gj
+    new_i = off_i + ij % rows
+    new_j = ij // rows
+    return new_i, new_j
+
+
+# --- reductions -----------------------------------------------------------------------------
+
+@jit
+def _sum_combine(a, b):
+    return a + b
+
+
+@jit
+def _prod_combine(a, b):
+    return a * b
+
+
+@jit
+def _xor_combine(a, b):
+    return a ^ b
+
+
+@jit
+def _min_combine(a, b):
+    return tl.minimum(a, b)
+
+
+@jit
+def _max_combine(a, b):
+    return tl.maximum(a, b)
+
+
+@jit
+def _argmin_combine(value1, index1, value2, index2, tie_break_left):
+    if tie_break_left:
+        lt = value1 < value2 or (value1 == value2 and index1 < index2)
+    else:
+        lt = value1 < value2
+    return tl.where(lt, value1, value2), tl.where(lt, index1, index2)
+
+
+@jit
+def _argmax_combine(value1, index1, value2, index2, tie_break_left):
+    if tie_break_left:
+        gt = value1 > value2 or (value1 == value2 and index1 < index2)
+    else:
+        gt = value1 > value2
+    return tl.where(gt, value1, value2), tl.where(gt, index1, index2)
+
+
+@jit
+def _argmin_combine_left(value1, index1, value2, index2):
+    return _argmin_combine(value1, index1, value2, index2, True)
+
+
+@jit
+def _argmin_combine_fast(value1, index1, value2, index2):
+    return _argmin_combine(value1, index1, value2, index2, False)
+
+
+@jit
+def _argmax_combine_left(value1, index1, value2, index2):
+    return _argmax_combine(value1, index1, value2, index2, True)
+
+
+@jit
+def _argmax_combine_fast(value1, index1, value2, index2):
+    return _argmax_combine(value1, index1, value2, index2, False)
+
+
+@constexpr_function
+def _accumulation_dtype(dtype, requested):
+    """Integers narrower than 32 bits accumulate in 32 bits of their signedness (as Triton)."""
+    if requested is not None:
+        return requested
+    if dtype.is_int_signed() and dtype.int_bitwidth < 32:
+        return T.int32
+    if dtype.is_int_unsigned() and dtype.int_bitwidth < 32:
+        return T.uint32
+    return None
+
+
+@constexpr_function
+def _min_max_dtype(dtype):
+    """min/max of narrow types compute in 32 bits (as Triton)."""
+    if dtype.primitive_bitwidth < 32:
+        return T.float32 if dtype.is_floating() else T.int32
+    return None
+
+
+@jit
+def sum(input, axis=None, keep_dims=False, dtype=None):
+    acc_dtype = _accumulation_dtype(input.dtype, dtype)
+    if acc_dtype is not None:
+        input = input.to(acc_dtype)
+    return tl.reduce(input, axis, _sum_combine, keep_dims=keep_dims)
+
+
+@jit
+def xor_sum(input, axis=None, keep_dims=False):
+    tl.static_assert(input.dtype.is_int(), "xor_sum needs integers")
+    return tl.reduce(input, axis, _xor_combine, keep_dims=keep_dims)
+
+
+@jit
+def _indices_like(input, axis):
+    """Each element's index along `axis`, broadcast to the input's shape."""
+    n = input.shape[axis]
+    index = tl.arange(0, n)
+    shape = input.shape
+    if len(shape) > 1:
+        for _d in tl.static_range(len(shape) - 1 - axis):
+            index = tl.expand_dims(index, 1)
+        for _d in tl.static_range(axis):
+            index = tl.expand_dims(index, 0)
+        index = tl.broadcast_to(index, shape)
+    return index
+
+
+@jit
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
+        keep_dims=False):
+    wide = _min_max_dtype(input.dtype)
+    if wide is not None:
+        input = input.to(wide)
+    if return_indices:
+        if axis is None:
+            input = tl.ravel(input)
+            axis = 0
+        combine = _argmax_combine_left if return_indices_tie_break_left else _argmax_combine_fast
+        return tl.reduce((input, _indices_like(input, axis)), axis, combine,
+                           keep_dims=keep_dims)
+    return tl.reduce(input, axis, _max_combine, keep_dims=keep_dims)
+
+
+@jit
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
+        keep_dims=False):
+    wide = _min_max_dtype(input.dtype)
+    if wide is not None:
+        input = input.to(wide)
+    if return_indices:
+        if axis is None:
+            input = tl.ravel(input)
+            axis = 0
+        combine = _argmin_combine_left if return_indices_tie_break_left else _argmin_combine_fast
+        return tl.reduce((input, _indices_like(input, axis)), axis, combine,
+                           keep_dims=keep_dims)
+    return tl.reduce(input, axis, _min_combine, keep_dims=keep_dims)
+
+
+@jit
+def argmax(input, axis, tie_break_left=True, keep_dims=False):
+    _, index = max(input, axis, return_indices=True, return_indices_tie_break_left=tie_break_left,
+                   keep_dims=keep_dims)
+    return index
+
+
+@jit
+def argmin(input, axis, tie_break_left=True, keep_dims=False):
+    _, index = min(input, axis, return_indices=True, return_indices_tie_break_left=tie_break_left,
+                   keep_dims=keep_dims)
+    return index
+
+
+@jit
+def cumsum(input, axis=0, reverse=False, dtype=None):
+    acc_dtype = _accumulation_dtype(input.dtype, dtype)
+    if acc_dtype is not None:
+        input = input.to(acc_dtype)
+    return tl.associative_scan(input, axis, _sum_combine, reverse)
+
+
+@jit
+def cumprod(input, axis=0, reverse=False):
+    return tl.associative_scan(input, axis, _prod_combine, reverse)
