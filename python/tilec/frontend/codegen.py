@@ -20,7 +20,8 @@ from tilec.errors import CompilationError
 from tilec.frontend import control_flow
 from tilec.frontend.returns import ReturnInLoop, normalize
 from tilec.language import semantic
-from tilec.language.core import SemanticError, constexpr, is_builtin, tensor, unwrap
+from tilec.language.core import (SemanticError, constexpr, is_builtin, is_constexpr_function,
+                                  tensor, unwrap)
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
            ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
@@ -84,6 +85,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.call_locs = call_locs  # ir.Location of each call site, innermost first
         self.returned: Any = None
         self.has_returned = False
+        self.node_stack: list[ast.AST] = []  # the nodes being visited, innermost last
 
     # --- locations and errors ------------------------------------------------------------
 
@@ -102,6 +104,7 @@ class CodeGenerator(ast.NodeVisitor):
     def visit(self, node: ast.AST):
         if type(node) in _UNSUPPORTED:
             raise self.error(node, _UNSUPPORTED[type(node)])
+        self.node_stack.append(node)
         with self.location(node):
             try:
                 return super().visit(node)
@@ -116,6 +119,8 @@ class CodeGenerator(ast.NodeVisitor):
             except Exception as err:  # a bug in tilec: still point at the kernel's line
                 raise self.error(node, f"internal compiler error: {type(err).__name__}: {err}") \
                     from err
+            finally:
+                self.node_stack.pop()
 
     def generic_visit(self, node: ast.AST):
         raise self.error(node, f"unsupported Python syntax in a kernel: {type(node).__name__}")
@@ -359,6 +364,14 @@ class CodeGenerator(ast.NodeVisitor):
                 if "_semantic" in str(err) or "argument" in str(err):
                     raise self.error(node, f"{_display_name(fn)}(): {err}") from None
                 raise
+        if is_constexpr_function(fn):
+            if any(isinstance(a, tensor) for a in list(args) + list(kwargs.values())):
+                raise self.error(node, f"{_display_name(fn)} is a constexpr function: call it "
+                                       "with compile-time values only")
+            return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
+        if fn is builtins.range:
+            from tilec.language import range as tl_range
+            return tl_range(*args, **kwargs, _semantic=self)
         if fn is builtins.print:
             from tilec.language import device_print
             return device_print(*args, _semantic=self, **kwargs)
@@ -411,7 +424,7 @@ class CodeGenerator(ast.NodeVisitor):
     def combine_function(self, fn):
         """A combine callback for reduce/scan from a @tilec.jit function."""
         def combine(args: list[tensor]):
-            result = self.call_jit(self._current_node, fn, args, {})
+            result = self.call_jit(self.node_stack[-1], fn, args, {})
             return list(result) if isinstance(result, (tuple, list)) else [result]
         return combine
 

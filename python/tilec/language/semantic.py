@@ -357,7 +357,7 @@ def compare(op: str, a, b) -> tensor:
     a, b = promote(a, b)
     result = block_of(a.shape, T.int1)
     if a.dtype.is_floating():
-        pred = getattr(arith.CmpFPredicate, _CMP_FLOAT[op])
+        pred = getattr(arith.CmpFPredicate, _CMP_FLOAT[op].upper())
         return tensor(arith.cmpf(pred, a.handle, b.handle), result)
     table = _CMP_SIGNED if a.dtype.is_int_signed() else _CMP_UNSIGNED
     return tensor(arith.cmpi(getattr(arith.CmpIPredicate, table[op]), a.handle, b.handle), result)
