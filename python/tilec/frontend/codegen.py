@@ -12,6 +12,7 @@ import builtins
 import math as pymath
 import operator
 import types
+from dataclasses import dataclass
 from typing import Any
 
 from mlir import ir
@@ -355,6 +356,8 @@ class CodeGenerator(ast.NodeVisitor):
 
     def call(self, node: ast.AST, fn, args: list, kwargs: dict):
         from tilec.jit import JITFunction
+        if isinstance(fn, BoundMethod):
+            return self.call(node, fn.fn, [fn.self, *args], kwargs)
         if isinstance(fn, JITFunction):
             return self.call_jit(node, fn, args, kwargs)
         if is_builtin(fn):
@@ -384,10 +387,11 @@ class CodeGenerator(ast.NodeVisitor):
                 raise self.error(node, f"Python's {_display_name(fn)}() works on compile-time "
                                        "values only; use the tl functions on tensors")
             return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
-        if getattr(fn, "__module__", "") == "math" and not any(isinstance(a, tensor) for a in args):
-            return fn(*[unwrap(a) for a in args])
-        if callable(fn) and hasattr(fn, "__self__") and isinstance(fn.__self__, tensor):
-            return fn(*args, **kwargs)
+        if _is_compile_time_method(fn) or getattr(fn, "__module__", "") == "math":
+            if any(isinstance(a, tensor) for a in list(args) + list(kwargs.values())):
+                raise self.error(node, f"{_display_name(fn)}() works on compile-time values "
+                                       "only")
+            return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
         name = _display_name(fn)
         raise self.error(node, f"'{name}' is not a @tilec.jit function: a kernel can call "
                                f"tilec.language builtins and other @tilec.jit functions; "
@@ -429,6 +433,12 @@ class CodeGenerator(ast.NodeVisitor):
         return combine
 
 
+def _is_compile_time_method(fn) -> bool:
+    """A method of a compile-time value (`dtype.is_int`, `str.upper`, ...)."""
+    owner = getattr(fn, "__self__", None)
+    return owner is not None and not isinstance(owner, (types.ModuleType, tensor))
+
+
 def _display_name(fn) -> str:
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
 
@@ -457,13 +467,15 @@ def tensor_attribute(gen: CodeGenerator, node: ast.AST, x: tensor, name: str):
         return trans(x)
     from tilec.language import TENSOR_METHODS
     if name in TENSOR_METHODS:
-        method = TENSOR_METHODS[name]
-
-        def bound(*args, **kwargs):
-            return method(x, *args, **kwargs, _semantic=gen)
-        bound.__self__ = x
-        return bound
+        return BoundMethod(TENSOR_METHODS[name], x)
     raise gen.error(node, f"tensors have no attribute '{name}'")
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    """`x.sum` and friends: a language function with the tensor as its first argument."""
+    fn: Any
+    self: tensor
 
 
 def subscript_tensor(gen: CodeGenerator, node: ast.Subscript, x: tensor) -> tensor:
