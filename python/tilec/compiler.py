@@ -122,7 +122,7 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions) ->
         raise CompilationError(
             f"kernel {fn.__name__} needs a value for tl.constexpr parameter(s) "
             f"{', '.join(missing)}: pass them as constexprs= (or as launch arguments)",
-            fn.filename, fn.first_line, fn.indent, fn.source_line(fn.first_line))
+            fn.filename, fn.def_line, fn.indent, fn.source_line(fn.def_line))
     params, constants = [], {}
     for p, (kind, value) in zip(fn.params, key):
         if kind == "constexpr":
@@ -147,8 +147,7 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions) ->
 def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict[str, Any],
                      context: ir.Context) -> ir.OpView:
     """The frontend's `tile` IR for `fn` with `params` as arguments and `constants` folded."""
-    def_line = fn.first_line + fn.parse().lineno - 1  # the `def` line, below any decorators
-    def_loc = ir.Location.file(fn.filename, def_line, fn.indent + 1, context=context)
+    def_loc = ir.Location.file(fn.filename, fn.def_line, fn.indent + 1, context=context)
     with context, def_loc:
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):
@@ -172,7 +171,7 @@ def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict
             if returned is not None:
                 raise CompilationError(f"kernel {fn.__name__} returns a value: kernels write "
                                        "their results through pointers", fn.filename,
-                                       fn.first_line, fn.indent, fn.source_line(fn.first_line))
+                                       fn.def_line, fn.indent, fn.source_line(fn.def_line))
             func.ReturnOp([])
         try:
             module.operation.verify()

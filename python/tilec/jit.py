@@ -78,6 +78,11 @@ class JITFunction:
                                    self.first_line, 0)
         return fn_def
 
+    @cached_property
+    def def_line(self) -> int:
+        """The line of the `def` (below any decorators)."""
+        return self.first_line + self.parse().lineno - 1
+
     def source_line(self, line: int) -> str | None:
         return linecache.getline(self.filename, line) or None
 
@@ -255,6 +260,14 @@ def specialize_argument(value, specialize: bool = True) -> tuple:
         return ("fp32", False)
     if value is None or isinstance(value, (str, dtype)):
         return ("constexpr", value)
+    if getattr(value, "shape", None) == () and hasattr(value, "item"):  # a NumPy scalar
+        ty = pointer_dtype_name(value)
+        if ty.startswith(("i", "u")) and ty != "i1":
+            number = int(value.item())
+            if specialize and number == 1:
+                return ("constexpr", 1)
+            return (ty, specialize and number % 16 == 0)
+        return (ty, False)
     if hasattr(value, "dtype"):
         return ("*" + pointer_dtype_name(value), specialize and data_pointer(value) % 16 == 0)
     raise TypeError(f"kernel arguments must be numbers, arrays or tl.constexpr values, got "

@@ -95,28 +95,23 @@ def test_error_names_the_offending_line(name, token, what):
     assert re.search(what, err.message), err.message
 
 
-_NO_ADVICE = "the message says what went wrong but not what to do instead"
-
 # name, what the message tells the user to do
 ADVICE = [
     ("k_try", r"tl\.device_assert"),
-    pytest.param("k_with", r"\b(use|instead|move|remove|call)\b",
-                 marks=pytest.mark.xfail(strict=True, reason=_NO_ADVICE)),
+    pytest.param("k_with", r"\b(use|instead|move|remove|call)\b"),
     ("k_lambda", r"@tilec\.jit function"),
     ("k_listcomp", r"tl\.static_range"),
     ("k_break", r"`while` loop's condition"),
     ("k_continue", r"guard .* with `if`"),
     ("k_non_jit_call", r"decorate 'plain_python_helper' with @tilec\.jit"),
     pytest.param("k_binop_shape", r"\b(broadcast\w* (it|one|them)|reshape|expand_dims|\[:, None\]|"
-                                  r"use|make)\b",
-                 marks=pytest.mark.xfail(strict=True, reason=_NO_ADVICE)),
+                                  r"use|make)\b"),
     ("k_dot_shape", r"a must be \[M, K\] and b \[K, N\]"),
     ("k_load_non_pointer", r"pass a pointer argument plus offsets"),
     ("k_store_wrong_shape", r"store a value of the pointer's shape"),
     ("k_loop_carried_type", r"give it its loop type before the loop"),
     ("k_missing_constexpr", r"constexprs="),
-    pytest.param("k_undefined_name", r"\b(define|pass|import|argument|global)\b",
-                 marks=pytest.mark.xfail(strict=True, reason=_NO_ADVICE)),
+    pytest.param("k_undefined_name", r"\b(define|pass|import|argument|global)\b"),
     ("k_kernel_return_in_loop", r"return after it"),
 ]
 
@@ -140,9 +135,6 @@ def test_missing_constexpr_is_a_compilation_error():
     assert_user_error(err)
 
 
-@pytest.mark.xfail(strict=True, reason="compile_specialized reports fn.first_line, the line of "
-                   "the @tilec.jit decorator, instead of the `def` line (and shows the "
-                   "decorator under the caret)")
 def test_missing_constexpr_names_the_def_line():
     err = compile_error(K.k_missing_constexpr)
     assert_points_at(err, marker_line(K.k_missing_constexpr), "def")
@@ -194,8 +186,6 @@ def test_ops_carry_source_locations():
 
 # --- other errors reported at the kernel's `def` line ----------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="generate_tile_ir reports fn.first_line, the @tilec.jit "
-                   "decorator line, for a kernel that returns a value, instead of the `def` line")
 def test_kernel_returning_a_value_names_the_def_line():
     err = compile_error(K.k_returns_value)
     assert "returns a value" in err.message
@@ -214,9 +204,6 @@ def test_library_function_misuse_mentions_the_user_line(name, what):
     assert_user_error(err)
 
 
-@pytest.mark.xfail(strict=True, reason="errors inside tilec's own @tilec.jit library functions "
-                   "(standard.py) are reported at the library's line; the user's line only "
-                   "appears as 'called from'")
 @pytest.mark.parametrize("name", ["k_sum_of_scalar", "k_softmax_of_int"])
 def test_library_function_misuse_is_reported_at_the_user_line(name):
     fn = getattr(K, name)

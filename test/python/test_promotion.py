@@ -361,9 +361,7 @@ def test_int_divmod_promotes_width_first():
 
 @pytest.mark.parametrize("a,b,op", [
     ("uint32", "int32", "//"), ("int32", "uint32", "%"),
-    pytest.param("uint8", "int8", "/", marks=pytest.mark.xfail(
-        strict=True, reason="Triton's truediv checks operand types with div_or_mod=True and "
-        "rejects mixed signedness; tilec converts both to fp32 first and accepts it")),
+    pytest.param("uint8", "int8", "/"),
 ])
 def test_div_mod_of_mixed_signedness_is_an_error(a, b, op):
     with pytest.raises(tilec.CompilationError, match="signedness"):
@@ -435,18 +433,12 @@ def test_int_tensor_plus_float_literal_converts_tensor():
         assert has(text, r"arith\.constant dense<1\.5\d*e\+00> : tensor<16xf32>"), text
 
 
-@pytest.mark.xfail(strict=True, reason="Triton ranks Python ints and unsigned tensors as the "
-                   "same kind (bool < integer < float), so uint8 + 1 stays uint8; tilec "
-                   "ranks uint below int and promotes to int32")
 @pytest.mark.parametrize("ty", ["uint8", "uint16"])
 def test_python_int_is_weak_against_narrow_unsigned(ty):
     with compile_tl(ty, "+", 1) as (_, printed):
         assert result_of(printed)[0] == ty
 
 
-@pytest.mark.xfail(strict=True, reason="Python ints do not stay weak against unsigned tensors "
-                   "(tilec ranks uint below int), so `u // 3` promotes to mixed signedness and "
-                   "is rejected; Triton computes it in the tensor's unsigned type")
 @pytest.mark.parametrize("ty,op,arith_op", [("uint32", "//", "arith.divui"),
                                             ("uint32", "%", "arith.remui"),
                                             ("uint8", "//", "arith.divui"),

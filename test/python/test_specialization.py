@@ -147,9 +147,6 @@ def test_unsupported_array_type_is_rejected():
         specialize_argument(np.zeros(4, dtype=np.complex64))
 
 
-@pytest.mark.xfail(strict=True, reason="specialize_argument treats anything with a `dtype` "
-                   "attribute as an array, so a NumPy scalar becomes a pointer to host memory "
-                   "('*i32') instead of a scalar argument (or a TypeError)")
 @pytest.mark.parametrize("value", [np.int32(5), np.float32(1.5), np.int64(1 << 40)],
                          ids=["int32", "float32", "int64"])
 def test_numpy_scalars_are_not_pointers(value):

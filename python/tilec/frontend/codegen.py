@@ -44,7 +44,8 @@ _CONSTANT_TYPES = (int, float, bool, str, type(None), bytes, complex)
 _UNSUPPORTED = {
     ast.Try: "`try` blocks are not supported in kernels: kernels cannot raise or catch "
              "exceptions; check conditions with tl.device_assert",
-    ast.With: "`with` blocks are not supported in kernels",
+    ast.With: "`with` blocks are not supported in kernels: kernels have no context managers; "
+              "move this code out of the `with` block",
     ast.Lambda: "lambdas are not supported in kernels: write a @tilec.jit function instead",
     ast.ListComp: "list comprehensions are not supported in kernels: use a loop over "
                   "tl.static_range, or block operations",
@@ -79,8 +80,10 @@ MAX_INLINE_DEPTH = 32
 
 class CodeGenerator(ast.NodeVisitor):
     def __init__(self, fn, scope: dict[str, Any], call_sites: tuple = (),
-                 call_locs: tuple = ()):
+                 call_locs: tuple = (), parent: "CodeGenerator | None" = None,
+                 parent_node: ast.AST | None = None):
         self.fn = fn  # a JITFunction
+        self.parent, self.parent_node = parent, parent_node  # the caller, for inlined code
         self.scope = dict(scope)
         self.call_sites = call_sites  # ("file:line", ...) innermost first, for error messages
         self.call_locs = call_locs  # ir.Location of each call site, innermost first
@@ -96,7 +99,22 @@ class CodeGenerator(ast.NodeVisitor):
         loc = ir.Location.file(self.fn.filename, line, col + 1)
         return ir.Location.callsite(loc, list(self.call_locs)) if self.call_locs else loc
 
+    @property
+    def is_library(self) -> bool:
+        """Inlined from tilec.language's own functions (sum, softmax, rand, ...)."""
+        return self.fn.__module__.startswith("tilec.language")
+
     def error(self, node: ast.AST, message: str) -> CompilationError:
+        """The error at `node`; inside the language's library, at the user's call instead."""
+        gen, called = self, None
+        while gen.is_library and gen.parent is not None:
+            called = gen.fn.__name__
+            gen, node = gen.parent, gen.parent_node
+        if called is not None:
+            message = f"tl.{called}: {message}"
+        return gen._error_here(node, message)
+
+    def _error_here(self, node: ast.AST, message: str) -> CompilationError:
         line = self.fn.first_line + getattr(node, "lineno", 1) - 1
         col = getattr(node, "col_offset", 0) + self.fn.indent
         return CompilationError(message, self.fn.filename, line, col,
@@ -230,7 +248,8 @@ class CodeGenerator(ast.NodeVisitor):
             return self.scope[name]
         found, value = self.fn.resolve_global(name)
         if not found:
-            raise self.error(node, f"name '{name}' is not defined")
+            raise self.error(node, f"name '{name}' is not defined: assign it before this line, "
+                                   "pass it as an argument, or define it at module level")
         return check_global(self, node, name, value)
 
     def visit_Tuple(self, node: ast.Tuple):
@@ -422,7 +441,7 @@ class CodeGenerator(ast.NodeVisitor):
                                        "gets a runtime value; pass a compile-time constant")
         here = f"{self.fn.filename}:{self.fn.first_line + getattr(node, 'lineno', 1) - 1}"
         child = CodeGenerator(fn, bound, (here,) + self.call_sites,
-                              (self.location(node),) + self.call_locs)
+                              (self.location(node),) + self.call_locs, self, node)
         return child.generate_body()
 
     def combine_function(self, fn):

@@ -167,7 +167,7 @@ class block_type(dtype):
     def __init__(self, element_ty: dtype, shape):
         self.element_ty_ = element_ty
         self.shape = tuple(int(s) for s in shape)
-        self.name = f"<{self.shape}, {element_ty}>"
+        self.name = f"<{list(self.shape)}, {element_ty}>"
 
     @property
     def element_ty(self) -> dtype:
@@ -204,6 +204,9 @@ class block_type(dtype):
 
     def __repr__(self) -> str:
         return f"tl.block_type({self.element_ty!r}, {list(self.shape)})"
+
+    def __str__(self) -> str:
+        return self.name
 
 
 void = dtype("void")

@@ -112,7 +112,8 @@ def broadcast_shapes(*shapes) -> list[int]:
         if len(sizes) > 1:
             shown = " and ".join(str(list(s)) for s in shapes)
             raise SemanticError(f"shapes {shown} are incompatible: dimension {i} differs "
-                                f"({' vs '.join(str(d) for d in dims)})")
+                                f"({' vs '.join(str(d) for d in dims)}); make the shapes match "
+                                "or add size-1 dimensions (x[:, None]) to broadcast")
         out.append(sizes.pop() if sizes else 1)
     return out
 
@@ -136,17 +137,12 @@ def expand_dims(x: tensor, axis: int) -> tensor:
 
 # --- promotion and casts -----------------------------------------------------------------------
 
-_KIND = {"bool": 0, "uint": 1, "int": 2, "float": 3}
-
-
 def _kind(ty: dtype) -> int:
+    """bool < integer (signed or not) < floating point: a literal of a kind no higher than the
+    tensor's takes the tensor's type."""
     if ty.is_bool():
-        return _KIND["bool"]
-    if ty.is_int_unsigned():
-        return _KIND["uint"]
-    if ty.is_int():
-        return _KIND["int"]
-    return _KIND["float"]
+        return 0
+    return 1 if ty.is_int() else 2
 
 
 def integer_promote(a: dtype, b: dtype) -> dtype:
@@ -302,6 +298,7 @@ def truediv(a, b, approximate: bool = True) -> tensor:
     a_t = literal_type(unwrap(a)) if a_lit else a.dtype
     b_t = literal_type(unwrap(b)) if b_lit else b.dtype
     if a_t.is_int() and b_t.is_int():
+        computation_type(a_t, a_lit, b_t, b_lit, div_or_mod=True)  # rejects mixed signedness
         a, b = cast(to_tensor(a), T.float32), cast(to_tensor(b), T.float32)
     a, b = promote(a, b, div_or_mod=True)
     flags = ir.Attribute.parse(AFN) if approximate else None
