@@ -54,20 +54,21 @@ def _dtype(value, what="dtype") -> dtype:
 
 # --- programming model ------------------------------------------------------------------------
 
-@builtin
-def program_id(axis, _semantic=None) -> tensor:
+def _grid_axis(axis, what: str) -> int:
     axis = _const(axis, "axis")
     if axis not in (0, 1, 2):
-        raise SemanticError(f"program_id axis must be 0, 1 or 2, got {axis}")
-    return tensor(tile.program_id(axis), int32)
+        raise SemanticError(f"{what} axis must be 0, 1 or 2, got {axis}")
+    return axis
+
+
+@builtin
+def program_id(axis, _semantic=None) -> tensor:
+    return tensor(tile.program_id(_grid_axis(axis, "program_id")), int32)
 
 
 @builtin
 def num_programs(axis, _semantic=None) -> tensor:
-    axis = _const(axis, "axis")
-    if axis not in (0, 1, 2):
-        raise SemanticError(f"num_programs axis must be 0, 1 or 2, got {axis}")
-    return tensor(tile.num_programs(axis), int32)
+    return tensor(tile.num_programs(_grid_axis(axis, "num_programs")), int32)
 
 
 # --- creation and shapes ------------------------------------------------------------------------

@@ -157,8 +157,9 @@ def _indices_like(input, axis):
 
 
 @jit
-def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
-        keep_dims=False):
+def _extreme(input, axis, return_indices, tie_break_left, keep_dims, combine, combine_left,
+             combine_fast):
+    """max or min (by the combine functions given), optionally with the index of the winner."""
     wide = _min_max_dtype(input.dtype)
     if wide is not None:
         input = input.to(wide)
@@ -166,26 +167,23 @@ def max(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
         if axis is None:
             input = tl.ravel(input)
             axis = 0
-        combine = _argmax_combine_left if return_indices_tie_break_left else _argmax_combine_fast
-        return tl.reduce((input, _indices_like(input, axis)), axis, combine,
-                           keep_dims=keep_dims)
-    return tl.reduce(input, axis, _max_combine, keep_dims=keep_dims)
+        pick = combine_left if tie_break_left else combine_fast
+        return tl.reduce((input, _indices_like(input, axis)), axis, pick, keep_dims=keep_dims)
+    return tl.reduce(input, axis, combine, keep_dims=keep_dims)
+
+
+@jit
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
+        keep_dims=False):
+    return _extreme(input, axis, return_indices, return_indices_tie_break_left, keep_dims,
+                    _max_combine, _argmax_combine_left, _argmax_combine_fast)
 
 
 @jit
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
         keep_dims=False):
-    wide = _min_max_dtype(input.dtype)
-    if wide is not None:
-        input = input.to(wide)
-    if return_indices:
-        if axis is None:
-            input = tl.ravel(input)
-            axis = 0
-        combine = _argmin_combine_left if return_indices_tie_break_left else _argmin_combine_fast
-        return tl.reduce((input, _indices_like(input, axis)), axis, combine,
-                           keep_dims=keep_dims)
-    return tl.reduce(input, axis, _min_combine, keep_dims=keep_dims)
+    return _extreme(input, axis, return_indices, return_indices_tie_break_left, keep_dims,
+                    _min_combine, _argmin_combine_left, _argmin_combine_fast)
 
 
 @jit
