@@ -43,3 +43,33 @@ class OutOfResources(Exception):
 
 class BackendUnavailable(RuntimeError):
     """Raised when a launch needs a part of the compiler that is not there yet."""
+
+
+class KernelRuntimeError(Exception):
+    """A problem found while a kernel runs in the interpreter, at a line of the kernel."""
+
+    def __init__(self, message: str, filename: str | None = None, line: int | None = None,
+                 program_id: tuple[int, int, int] | None = None):
+        self.message = message
+        self.filename = filename
+        self.line = line
+        self.program_id = program_id
+        where = f"{filename}:{line}: " if filename else ""
+        pid = f" (program {program_id})" if program_id is not None else ""
+        super().__init__(f"{where}{message}{pid}")
+
+
+class OutOfBoundsError(KernelRuntimeError):
+    """A load, store or atomic touched memory outside the argument its pointer came from."""
+
+
+class OffsetOverflowError(OutOfBoundsError):
+    """A pointer was built from a signed 32-bit offset whose computation overflowed."""
+
+
+class RaceError(KernelRuntimeError):
+    """Two program instances stored to the same address in one launch without synchronising."""
+
+
+class DeviceAssertionError(KernelRuntimeError, AssertionError):
+    """tl.device_assert failed while interpreting."""

@@ -15,14 +15,14 @@ _SEM = {None: "acq_rel", "acq_rel": "acq_rel", "acquire": "acquire", "release": 
 _SCOPE = {None: "gpu", "gpu": "gpu", "cta": "cta", "sys": "sys"}
 
 
-def _choice(table: dict, value, what: str) -> str:
+def choice(table: dict, value, what: str) -> str:
     if value not in table:
         options = ", ".join(repr(k) for k in table if k is not None)
         raise SemanticError(f"{what} must be one of {options}, not {value!r}")
     return table[value]
 
 
-def _pointer(ptr, op: str) -> tensor:
+def check_pointer(ptr, op: str) -> tensor:
     if not isinstance(ptr, tensor) or not ptr.dtype.is_ptr():
         what = ptr.dtype if isinstance(ptr, tensor) else type(ptr).__name__
         raise SemanticError(f"tl.{op} needs a pointer or a block of pointers, got {what}; "
@@ -30,45 +30,57 @@ def _pointer(ptr, op: str) -> tensor:
     return ptr
 
 
+def check_mask(mask: tensor, op: str) -> None:
+    if not mask.dtype.is_bool():
+        raise SemanticError(f"tl.{op}: the mask must be boolean (int1), got {mask.dtype}; "
+                            "compare to build it, e.g. offs < n")
+
+
+def check_other(mask, other) -> None:
+    if other is not None and mask is None:
+        raise SemanticError("tl.load: `other` needs a `mask` (it fills the masked-off elements)")
+
+
+def check_store_shape(value: tensor, ptr: tensor) -> None:
+    if len(value.shape) > len(ptr.shape) or value.is_block() and not ptr.is_block():
+        raise SemanticError(f"tl.store: the value has shape {value.shape} but the pointer block "
+                            f"has shape {ptr.shape}; store a value of the pointer's shape")
+
+
 def _mask(mask, ptr: tensor, op: str) -> tensor | None:
     if mask is None:
         return None
     mask = to_tensor(mask)
-    if not mask.dtype.is_bool():
-        raise SemanticError(f"tl.{op}: the mask must be boolean (int1), got {mask.dtype}; "
-                            "compare to build it, e.g. offs < n")
+    check_mask(mask, op)
     return broadcast_to(mask, ptr.shape, "the mask")
 
 
 def load(ptr, mask=None, other=None, cache_modifier: str = "", eviction_policy: str = "",
          volatile: bool = False) -> tensor:
-    ptr = _pointer(ptr, "load")
+    ptr = check_pointer(ptr, "load")
     element = ptr.dtype.element_ty
     if element.is_bool():  # booleans live in memory as bytes
         as_bytes = cast(ptr, T.pointer_type(T.int8, ptr.dtype.address_space))
         other = None if other is None else cast(to_tensor(other), T.int8)
         loaded = load(as_bytes, mask, other, cache_modifier, eviction_policy, volatile)
         return compare("!=", loaded, 0)
-    if other is not None and mask is None:
-        raise SemanticError("tl.load: `other` needs a `mask` (it fills the masked-off elements)")
+    check_other(mask, other)
     mask = _mask(mask, ptr, "load")
     if other is not None:
         other = broadcast_to(cast(to_tensor(other), element), ptr.shape, "`other`")
     value = tile.load(ptr.handle, None if mask is None else mask.handle,
                       None if other is None else other.handle,
-                      cache=_choice(_LOAD_CACHE, cache_modifier, "cache_modifier"),
-                      evict=_choice(_EVICT, eviction_policy, "eviction_policy"),
+                      cache=choice(_LOAD_CACHE, cache_modifier, "cache_modifier"),
+                      evict=choice(_EVICT, eviction_policy, "eviction_policy"),
                       is_volatile=bool(volatile))
     return tensor(value, block_of(ptr.shape, element))
 
 
 def store(ptr, value, mask=None, cache_modifier: str = "", eviction_policy: str = "") -> None:
-    ptr = _pointer(ptr, "store")
+    ptr = check_pointer(ptr, "store")
     element = ptr.dtype.element_ty
     value = to_tensor(value)
-    if len(value.shape) > len(ptr.shape) or value.is_block() and not ptr.is_block():
-        raise SemanticError(f"tl.store: the value has shape {value.shape} but the pointer block "
-                            f"has shape {ptr.shape}; store a value of the pointer's shape")
+    check_store_shape(value, ptr)
     try:
         value = broadcast_to(value, ptr.shape, "the stored value")
     except SemanticError as err:
@@ -79,12 +91,12 @@ def store(ptr, value, mask=None, cache_modifier: str = "", eviction_policy: str 
     value = cast(value, element)
     mask = _mask(mask, ptr, "store")
     tile.store(ptr.handle, value.handle, None if mask is None else mask.handle,
-               cache=_choice(_STORE_CACHE, cache_modifier, "cache_modifier"),
-               evict=_choice(_EVICT, eviction_policy, "eviction_policy"))
+               cache=choice(_STORE_CACHE, cache_modifier, "cache_modifier"),
+               evict=choice(_EVICT, eviction_policy, "eviction_policy"))
 
 
 def _atomic_operands(op: str, ptr, val, mask):
-    ptr = _pointer(ptr, op)
+    ptr = check_pointer(ptr, op)
     element = ptr.dtype.element_ty
     val = broadcast_to(cast(to_tensor(val), element), ptr.shape, "the value")
     return ptr, element, val, _mask(mask, ptr, op)
@@ -101,13 +113,13 @@ def atomic_rmw(kind: str, ptr, val, mask=None, sem=None, scope=None) -> tensor:
     elif kind in ("max", "min") and element.is_int_unsigned():
         rmw = "u" + kind
     result = tile.atomic_rmw(rmw, ptr.handle, val.handle, None if mask is None else mask.handle,
-                             sem=_choice(_SEM, sem, "sem"), scope=_choice(_SCOPE, scope, "scope"))
+                             sem=choice(_SEM, sem, "sem"), scope=choice(_SCOPE, scope, "scope"))
     return tensor(result, val.type)
 
 
 def atomic_cas(ptr, cmp, val, sem=None, scope=None) -> tensor:
     ptr, element, val, _ = _atomic_operands("atomic_cas", ptr, val, None)
     cmp = broadcast_to(cast(to_tensor(cmp), element), ptr.shape, "`cmp`")
-    result = tile.atomic_cas(ptr.handle, cmp.handle, val.handle, sem=_choice(_SEM, sem, "sem"),
-                             scope=_choice(_SCOPE, scope, "scope"))
+    result = tile.atomic_cas(ptr.handle, cmp.handle, val.handle, sem=choice(_SEM, sem, "sem"),
+                             scope=choice(_SCOPE, scope, "scope"))
     return tensor(result, val.type)

@@ -16,14 +16,17 @@ from tilec.language.shapes import reshape
 Combine = Callable[[list[tensor]], Sequence[tensor]]
 
 
-def _normalize_axis(axis: int, rank: int, op: str) -> int:
+def normalize_axis(axis: int, rank: int, op: str) -> int:
     if not -rank <= axis < rank:
         raise SemanticError(f"tl.{op}: axis {axis} is out of range for a block of rank {rank}")
     return axis % rank
 
 
-def _check_inputs(inputs: Sequence[tensor], op: str) -> list[tensor]:
-    inputs = [to_tensor(x) for x in inputs]
+def check_inputs(inputs: Sequence[tensor], op: str) -> list[tensor]:
+    """Reduce/scan/sort operands: 1 to 4 blocks of one shape."""
+    inputs = list(inputs)
+    if not all(isinstance(x, tensor) for x in inputs):
+        raise SemanticError(f"tl.{op} needs blocks, got a Python value")
     if not all(x.is_block() for x in inputs):
         raise SemanticError(f"tl.{op} needs blocks, got a scalar")
     if len({tuple(x.shape) for x in inputs}) != 1:
@@ -53,11 +56,11 @@ def _build_combine(op: ir.Operation, inputs: list[tensor], combine: Combine, wha
 
 def reduce(inputs: Sequence[tensor], axis: int | None, combine: Combine,
            keep_dims: bool = False) -> list[tensor]:
-    inputs = _check_inputs(inputs, "reduce")
+    inputs = check_inputs([to_tensor(x) for x in inputs], "reduce")
     if axis is None:
         inputs = [reshape(x, [x.numel], can_reorder=True) for x in inputs]
         axis = 0
-    axis = _normalize_axis(axis, len(inputs[0].shape), "reduce")
+    axis = normalize_axis(axis, len(inputs[0].shape), "reduce")
     op = tile.reduce([x.handle for x in inputs], axis)
     _build_combine(op, inputs, combine, "reduce")
     shape = [s for i, s in enumerate(inputs[0].shape) if i != axis]
@@ -68,53 +71,66 @@ def reduce(inputs: Sequence[tensor], axis: int | None, combine: Combine,
 
 
 def scan(inputs: Sequence[tensor], axis: int, combine: Combine, reverse: bool = False) -> list[tensor]:
-    inputs = _check_inputs(inputs, "associative_scan")
-    axis = _normalize_axis(axis, len(inputs[0].shape), "associative_scan")
+    inputs = check_inputs([to_tensor(x) for x in inputs], "associative_scan")
+    axis = normalize_axis(axis, len(inputs[0].shape), "associative_scan")
     op = tile.scan([x.handle for x in inputs], axis, reverse)
     _build_combine(op, inputs, combine, "scan")
     return [tensor(r, x.type) for r, x in zip(op.results, inputs)]
 
 
-def sort(x: tensor, dim: int | None = None, descending: bool = False) -> tensor:
-    x = _check_inputs([x], "sort")[0]
+def sort_dim(x: tensor, dim: int | None) -> int:
+    x = check_inputs([x], "sort")[0]
     rank = len(x.shape)
-    dim = rank - 1 if dim is None else _normalize_axis(dim, rank, "sort")
+    dim = rank - 1 if dim is None else normalize_axis(dim, rank, "sort")
     if dim != rank - 1:
         raise SemanticError("tl.sort sorts along the last dimension only")
+    return dim
+
+
+def sort(x: tensor, dim: int | None = None, descending: bool = False) -> tensor:
+    dim = sort_dim(to_tensor(x), dim)
     return tensor(tile.sort(x.handle, dim, bool(descending)), x.type)
 
 
-def gather(src: tensor, index: tensor, axis: int) -> tensor:
-    src, index = to_tensor(src), to_tensor(index)
+def check_gather(src: tensor, index: tensor, axis: int) -> int:
     if not index.dtype.is_int():
         raise SemanticError(f"tl.gather: the index must be integers, got {index.dtype}")
     if len(src.shape) != len(index.shape) or not src.is_block():
         raise SemanticError(f"tl.gather: source {src.shape} and index {index.shape} need one rank")
-    axis = _normalize_axis(axis, len(src.shape), "gather")
+    axis = normalize_axis(axis, len(src.shape), "gather")
     for d, (s, i) in enumerate(zip(src.shape, index.shape)):
         if d != axis and s != i:
             raise SemanticError(f"tl.gather: source {src.shape} and index {index.shape} differ "
                                 f"in dimension {d}, which is not the gather axis")
+    return axis
+
+
+def gather(src: tensor, index: tensor, axis: int) -> tensor:
+    src, index = to_tensor(src), to_tensor(index)
+    axis = check_gather(src, index, axis)
     return tensor(tile.gather(src.handle, index.handle, axis),
                   T.block_type(src.dtype, index.shape))
 
 
-def histogram(x: tensor, num_bins: int) -> tensor:
-    x = to_tensor(x)
+def check_histogram(x: tensor, num_bins: int) -> None:
     if len(x.shape) != 1 or not x.dtype.is_int():
         raise SemanticError(f"tl.histogram needs a 1-D block of integers, got {x.type}")
     if num_bins <= 0 or num_bins & (num_bins - 1):
         raise SemanticError(f"tl.histogram: num_bins must be a power of two, got {num_bins}")
+
+
+def histogram(x: tensor, num_bins: int) -> tensor:
+    x = to_tensor(x)
+    check_histogram(x, num_bins)
     return tensor(tile.histogram(x.handle, num_bins), T.block_type(T.int32, [num_bins]))
 
 
 _PRECISIONS = ("tf32", "tf32x3", "ieee")
 
 
-def dot(a: tensor, b: tensor, acc=None, input_precision: str | None = None,
-        allow_tf32: bool | None = None, max_num_imprecise_acc: int | None = None,
-        out_dtype: T.dtype = T.float32) -> tensor:
-    a, b = to_tensor(a), to_tensor(b)
+def check_dot(a: tensor, b: tensor, acc: tensor | None, input_precision: str | None,
+              allow_tf32: bool | None, out_dtype: T.dtype) -> tuple[T.dtype, list[int], str]:
+    """(result element type, result shape, input precision) of tl.dot, or SemanticError."""
     if len(a.shape) not in (2, 3) or len(b.shape) != len(a.shape):
         raise SemanticError(f"tl.dot needs two 2-D (or two 3-D, batched) blocks, got shapes "
                             f"{a.shape} and {b.shape}")
@@ -138,17 +154,26 @@ def dot(a: tensor, b: tensor, acc=None, input_precision: str | None = None,
     if a.dtype.is_int():
         out_dtype = T.int32
     shape = a.shape[:-1] + [b.shape[-1]]
-    result = T.block_type(out_dtype, shape)
-    if acc is None:
-        acc = constant(0, out_dtype, shape)
-    else:
-        acc = to_tensor(acc)
+    if acc is not None:
         if acc.shape != shape:
             raise SemanticError(f"tl.dot: the accumulator has shape {acc.shape}, the product "
                                 f"{shape}")
         if acc.dtype != out_dtype:
             raise SemanticError(f"tl.dot: the accumulator is {acc.dtype} but out_dtype is "
                                 f"{out_dtype}")
+    return out_dtype, shape, input_precision
+
+
+def dot(a: tensor, b: tensor, acc=None, input_precision: str | None = None,
+        allow_tf32: bool | None = None, max_num_imprecise_acc: int | None = None,
+        out_dtype: T.dtype = T.float32) -> tensor:
+    a, b = to_tensor(a), to_tensor(b)
+    acc = None if acc is None else to_tensor(acc)
+    out_dtype, shape, input_precision = check_dot(a, b, acc, input_precision, allow_tf32,
+                                                  out_dtype)
+    result = T.block_type(out_dtype, shape)
+    if acc is None:
+        acc = constant(0, out_dtype, shape)
     value = tile.dot(a.handle, b.handle, acc.handle, input_precision,
                      max_num_imprecise_acc or 0)
     return tensor(value, result)

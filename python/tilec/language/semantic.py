@@ -238,7 +238,8 @@ def _cast_pointer(x: tensor, src: dtype, dst: dtype, result: dtype) -> tensor:
                         "and other pointers")
 
 
-def _literal_operand(value, ty: dtype, shape) -> tensor:
+def check_literal(value, ty: dtype) -> None:
+    """A Python number taking part in an op of type `ty` must fit it."""
     value = unwrap(value)
     if ty.is_int_unsigned() and not isinstance(value, bool) and value < 0:
         raise SemanticError(f"cannot combine the negative constant {value} with unsigned {ty}")
@@ -248,18 +249,31 @@ def _literal_operand(value, ty: dtype, shape) -> tensor:
         hi = 2**ty.int_bitwidth if ty.is_int_unsigned() else 2**(ty.int_bitwidth - 1)
         if not lo <= value < hi:
             raise SemanticError(f"constant {value} does not fit in {ty}")
-    return constant(value, ty)
+
+
+def operand_type(x) -> dtype:
+    """The scalar type of an operand: a tensor's element type, or a literal's own type."""
+    return literal_type(unwrap(x)) if is_literal(x) else x.dtype
+
+
+def promoted_type(a, b, div_or_mod: bool = False) -> dtype:
+    """The computation type of a binary op on `a` and `b` (tensors or Python numbers); shared
+    by the compiler and the interpreter."""
+    return computation_type(operand_type(a), is_literal(a), operand_type(b), is_literal(b),
+                            div_or_mod)
 
 
 def promote(a, b, div_or_mod: bool = False) -> tuple[tensor, tensor]:
     """Both operands in their computation type, broadcast to one shape."""
-    a_lit, b_lit = is_literal(a), is_literal(b)
-    a_t = literal_type(unwrap(a)) if a_lit else a.dtype
-    b_t = literal_type(unwrap(b)) if b_lit else b.dtype
-    ty = computation_type(a_t, a_lit, b_t, b_lit, div_or_mod)
-    a = _literal_operand(a, ty, ()) if a_lit else cast(a, ty)
-    b = _literal_operand(b, ty, ()) if b_lit else cast(b, ty)
-    return tuple(broadcast_all(a, b))
+    ty = promoted_type(a, b, div_or_mod)
+    converted = []
+    for x in (a, b):
+        if is_literal(x):
+            check_literal(x, ty)
+            converted.append(constant(unwrap(x), ty))
+        else:
+            converted.append(cast(x, ty))
+    return tuple(broadcast_all(*converted))
 
 
 # --- arithmetic ---------------------------------------------------------------------------------
@@ -279,9 +293,9 @@ def binary(op: str, a, b) -> tensor:
         return truediv(a, b)
     if op in ("&", "|", "^", "<<", ">>"):
         for x in (a, b):
-            ty = literal_type(unwrap(x)) if is_literal(x) else x.dtype
-            if not ty.is_int():
-                raise SemanticError(f"operator {op} needs integer operands, got {ty}")
+            if not operand_type(x).is_int():
+                raise SemanticError(f"operator {op} needs integer operands, got "
+                                    f"{operand_type(x)}")
     a, b = promote(a, b, div_or_mod=op in ("//", "%"))
     ty = a.dtype
     if ty.is_floating():
@@ -294,11 +308,8 @@ def binary(op: str, a, b) -> tensor:
 
 def truediv(a, b, approximate: bool = True) -> tensor:
     """`a / b`: integers become float32 first; floats divide (`approximate`: fast division)."""
-    a_lit, b_lit = is_literal(a), is_literal(b)
-    a_t = literal_type(unwrap(a)) if a_lit else a.dtype
-    b_t = literal_type(unwrap(b)) if b_lit else b.dtype
-    if a_t.is_int() and b_t.is_int():
-        computation_type(a_t, a_lit, b_t, b_lit, div_or_mod=True)  # rejects mixed signedness
+    if operand_type(a).is_int() and operand_type(b).is_int():
+        promoted_type(a, b, div_or_mod=True)  # rejects mixed signedness
         a, b = cast(to_tensor(a), T.float32), cast(to_tensor(b), T.float32)
     a, b = promote(a, b, div_or_mod=True)
     flags = ir.Attribute.parse(AFN) if approximate else None

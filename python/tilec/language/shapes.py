@@ -22,7 +22,8 @@ def check_shape(shape) -> list[int]:
     return shape
 
 
-def arange(start: int, end: int) -> tensor:
+def check_arange(start: int, end: int) -> int:
+    """The length of tl.arange(start, end), or SemanticError."""
     if not isinstance(start, int) or not isinstance(end, int):
         raise SemanticError("tl.arange(start, end) needs constexpr integer bounds")
     if end <= start:
@@ -30,7 +31,12 @@ def arange(start: int, end: int) -> tensor:
     if not -2**31 <= start < end <= 2**31:
         raise SemanticError("tl.arange bounds must fit in int32")
     check_shape([end - start])
-    return tensor(tile.make_range(start, end), T.block_type(T.int32, [end - start]))
+    return end - start
+
+
+def arange(start: int, end: int) -> tensor:
+    n = check_arange(start, end)
+    return tensor(tile.make_range(start, end), T.block_type(T.int32, [n]))
 
 
 def full(shape, value, element: T.dtype) -> tensor:
@@ -40,15 +46,20 @@ def full(shape, value, element: T.dtype) -> tensor:
     return constant(value, element, shape)
 
 
-def reshape(x: tensor, shape, can_reorder: bool = False) -> tensor:
+def check_reshape(x: tensor, shape) -> list[int]:
     shape = check_shape(shape) if shape else []
-    x = to_tensor(x)
     numel = 1
     for s in shape:
         numel *= s
     if numel != x.numel:
         raise SemanticError(f"cannot reshape a block of shape {x.shape} ({x.numel} elements) "
                             f"to {shape} ({numel} elements)")
+    return shape
+
+
+def reshape(x: tensor, shape, can_reorder: bool = False) -> tensor:
+    x = to_tensor(x)
+    shape = check_reshape(x, shape)
     if not x.is_block():
         return splat(x, shape) if shape else x
     if x.shape == shape:
@@ -56,10 +67,25 @@ def reshape(x: tensor, shape, can_reorder: bool = False) -> tensor:
     return tensor(tile.reshape(x.handle, shape, can_reorder), T.block_type(x.dtype, shape))
 
 
-def permute(x: tensor, order) -> tensor:
+def check_permutation(x: tensor, order) -> list[int]:
     order = [int(d) for d in order]
     if sorted(order) != list(range(len(x.shape))):
         raise SemanticError(f"permutation {order} does not match a tensor of rank {len(x.shape)}")
+    return order
+
+
+def transpose_dims(x: tensor, dims) -> list[int]:
+    """tl.trans's permutation: the given dims, or (1, 0) for a 2-D block."""
+    if not dims:
+        if len(x.shape) != 2:
+            raise SemanticError(f"tl.trans without dims transposes 2-D blocks; this one has shape "
+                                f"{x.shape}: pass the permutation, e.g. tl.trans(x, 0, 2, 1)")
+        dims = (1, 0)
+    return check_permutation(x, dims)
+
+
+def permute(x: tensor, order) -> tensor:
+    order = check_permutation(x, order)
     if order == sorted(order):
         return x
     shape = [x.shape[d] for d in order]
@@ -67,18 +93,17 @@ def permute(x: tensor, order) -> tensor:
 
 
 def trans(x: tensor, dims=()) -> tensor:
-    if not dims:
-        if len(x.shape) != 2:
-            raise SemanticError(f"tl.trans without dims transposes 2-D blocks; this one has shape "
-                                f"{x.shape}: pass the permutation, e.g. tl.trans(x, 0, 2, 1)")
-        dims = (1, 0)
-    return permute(x, dims)
+    return permute(x, transpose_dims(x, dims))
+
+
+def check_join(a: tensor, b: tensor) -> None:
+    if a.dtype != b.dtype:
+        raise SemanticError(f"tl.join needs operands of one type, got {a.dtype} and {b.dtype}")
 
 
 def join(a, b) -> tensor:
     a, b = to_tensor(a), to_tensor(b)
-    if a.dtype != b.dtype:
-        raise SemanticError(f"tl.join needs operands of one type, got {a.dtype} and {b.dtype}")
+    check_join(a, b)
     a, b = broadcast_all(a, b)
     if not a.is_block():  # two scalars join into a block of 2
         joined = join(splat(a, [1]), splat(b, [1]))
@@ -87,20 +112,27 @@ def join(a, b) -> tensor:
     return tensor(tile.join(a.handle, b.handle), T.block_type(a.dtype, shape))
 
 
-def split(x: tensor) -> tuple[tensor, tensor]:
+def check_split(x: tensor) -> None:
     if not x.shape or x.shape[-1] != 2:
         raise SemanticError(f"tl.split needs a last dimension of size 2, got shape {x.shape}")
+
+
+def split(x: tensor) -> tuple[tensor, tensor]:
+    check_split(x)
     lhs, rhs = tile.split(x.handle)
     half = T.block_type(x.dtype, x.shape[:-1]) if len(x.shape) > 1 else x.dtype
     return tensor(lhs, half), tensor(rhs, half)
 
 
-def cat(a: tensor, b: tensor) -> tensor:
+def check_cat(a: tensor, b: tensor) -> list[int]:
     if a.dtype != b.dtype or a.shape[1:] != b.shape[1:] or not a.is_block():
         raise SemanticError(f"tl.cat needs blocks of one type that differ at most in their first "
                             f"dimension, got {a.type} and {b.type}")
-    shape = [a.shape[0] + b.shape[0]] + a.shape[1:]
-    check_shape(shape)
+    return check_shape([a.shape[0] + b.shape[0]] + a.shape[1:])
+
+
+def cat(a: tensor, b: tensor) -> tensor:
+    shape = check_cat(a, b)
     return tensor(tile.cat(a.handle, b.handle), T.block_type(a.dtype, shape))
 
 
