@@ -26,7 +26,7 @@ def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
 def add(x, y, block_size=1024):
     output = np.empty_like(x)
     n = output.size
-    add_kernel[lambda meta: (tl.cdiv(n, meta["BLOCK_SIZE"]),)](x, y, output, n,
+    add_kernel[lambda meta: (tilec.cdiv(n, meta["BLOCK_SIZE"]),)](x, y, output, n,
                                                               BLOCK_SIZE=block_size)
     return output
 

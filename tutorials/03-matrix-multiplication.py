@@ -64,7 +64,7 @@ def matmul(a, b, activation="", block_m=64, block_n=64, block_k=32, group_m=8):
     K2, N = b.shape
     assert K == K2, "incompatible dimensions"
     c = np.empty((M, N), dtype=np.float16)
-    grid = (tl.cdiv(M, block_m) * tl.cdiv(N, block_n),)
+    grid = (tilec.cdiv(M, block_m) * tilec.cdiv(N, block_n),)
     item = a.itemsize
     matmul_kernel[grid](a, b, c, M, N, K, a.strides[0] // item, a.strides[1] // item,
                         b.strides[0] // item, b.strides[1] // item, c.strides[0] // item,

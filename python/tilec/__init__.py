@@ -10,6 +10,16 @@ from tilec.compiler import CompiledKernel, CompileOptions, compile  # noqa: E402
 
 __version__ = "0.1.0"
 
-__all__ = ["BackendUnavailable", "CompilationError", "CompiledKernel", "CompileOptions",
+
+def cdiv(x: int, y: int) -> int:
+    """Ceiling division for host code (grid sizes), as triton.cdiv."""
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of two >= n, as triton.next_power_of_2."""
+    return 1 << (n - 1).bit_length() if n > 0 else 1
+
+__all__ = ["cdiv", "next_power_of_2", "BackendUnavailable", "CompilationError", "CompiledKernel", "CompileOptions",
            "Diagnostic", "DiagnosticError", "JITFunction", "OutOfResources", "compile",
            "constexpr_function", "jit", "make_context", "parse_module"]

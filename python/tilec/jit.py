@@ -167,8 +167,11 @@ class JITFunction:
         return launcher
 
     def run(self, *args, grid, num_warps: int = 4, num_stages: int = 3, **kwargs):
+        from tilec import interpreter
         from tilec.compiler import CompileOptions, compile_specialized
         bound = self.bind_launch(args, kwargs)
+        if interpreter.enabled(self):
+            return interpreter.launch(self, resolve_grid(grid, bound), bound)
         options = CompileOptions(num_warps=num_warps, num_stages=num_stages,
                                  debug=bool(self.debug))
         key = (self.specialization(bound), options)
@@ -180,6 +183,9 @@ class JITFunction:
         return kernel.launch(grid_size, bound)
 
     def __call__(self, *args, **kwargs):
+        from tilec.interpreter import active
+        if active():  # a helper called from an interpreted kernel runs as Python
+            return self.fn(*args, **kwargs)
         raise RuntimeError(f"{self.__name__} is a @tilec.jit kernel: launch it with "
                            f"{self.__name__}[grid](...), or call it from another kernel")
 

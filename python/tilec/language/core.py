@@ -6,6 +6,8 @@ compile-time constant; `constexpr` marks parameters that must be one.
 """
 from __future__ import annotations
 
+import functools
+
 from mlir import ir
 
 from tilec.language.dtypes import block_type, dtype
@@ -81,9 +83,20 @@ def block_of(shape, element: dtype) -> dtype:
 
 
 def builtin(fn):
-    """Mark `fn` as a builtin: the frontend calls it with `_semantic=` and constexprs unwrapped."""
-    setattr(fn, BUILTIN, True)
-    return fn
+    """Mark `fn` as a builtin: the frontend calls it with `_semantic=`; called from running
+    Python (an interpreted kernel), it runs the interpreter's NumPy implementation instead."""
+    @functools.wraps(fn)
+    def wrapper(*args, _semantic=None, **kwargs):
+        if _semantic is not None:
+            return fn(*args, _semantic=_semantic, **kwargs)
+        from tilec.interpreter.ops import IMPLEMENTATIONS
+        from tilec.interpreter.state import active
+        if not active():
+            raise RuntimeError(f"tl.{wrapper.__name__} runs inside @tilec.jit kernels only")
+        return IMPLEMENTATIONS[wrapper.__name__](*args, **kwargs)
+
+    setattr(wrapper, BUILTIN, True)
+    return wrapper
 
 
 def is_builtin(fn) -> bool:

@@ -72,7 +72,7 @@ def _max_combine(a, b):
 @jit
 def _argmin_combine(value1, index1, value2, index2, tie_break_left):
     if tie_break_left:
-        lt = value1 < value2 or (value1 == value2 and index1 < index2)
+        lt = (value1 < value2) | ((value1 == value2) & (index1 < index2))
     else:
         lt = value1 < value2
     return tl.where(lt, value1, value2), tl.where(lt, index1, index2)
@@ -81,7 +81,7 @@ def _argmin_combine(value1, index1, value2, index2, tie_break_left):
 @jit
 def _argmax_combine(value1, index1, value2, index2, tie_break_left):
     if tie_break_left:
-        gt = value1 > value2 or (value1 == value2 and index1 < index2)
+        gt = (value1 > value2) | ((value1 == value2) & (index1 < index2))
     else:
         gt = value1 > value2
     return tl.where(gt, value1, value2), tl.where(gt, index1, index2)

@@ -1,0 +1,88 @@
+"""The interpreter: kernels run on the CPU, one program instance after another, with NumPy.
+
+`TILEC_INTERPRET=1` (read at launch) or `@tilec.jit(interpret=True)` sends launches here. The
+kernel's own Python function runs, so `print` and `pdb` work inside it; the `tl` builtins it
+calls dispatch to NumPy implementations (ops.py) with the compiler's type rules. The checks a
+GPU cannot make are on by default and can be switched off: `TILEC_CHECK_BOUNDS=0`,
+`TILEC_CHECK_OVERFLOW=0`, `TILEC_CHECK_RACES=0` (or `checks=` to `launch`).
+"""
+from __future__ import annotations
+
+import itertools
+import os
+
+import numpy as np
+
+from tilec.errors import CompilationError
+from tilec.interpreter import arith
+from tilec.interpreter.memory import Checks, Memory
+from tilec.interpreter.state import LaunchState, activate, active, is_user_file
+from tilec.interpreter.values import Block, numpy_dtype
+from tilec.language.core import SemanticError
+from tilec.language.dtypes import parse_type
+
+__all__ = ["Checks", "active", "checks_from_environment", "enabled", "launch"]
+
+
+def enabled(fn) -> bool:
+    if fn.interpret is not None:
+        return bool(fn.interpret)
+    return os.environ.get("TILEC_INTERPRET", "0") not in ("", "0")
+
+
+def checks_from_environment() -> Checks:
+    def on(name):
+        return os.environ.get(name, "1") not in ("0", "")
+    return Checks(bounds=on("TILEC_CHECK_BOUNDS"), overflow=on("TILEC_CHECK_OVERFLOW"),
+                  races=on("TILEC_CHECK_RACES"))
+
+
+def _argument(memory: Memory, fn, name: str, value):
+    from tilec.jit import specialize_argument
+    if hasattr(value, "dtype") and getattr(value, "shape", None) != ():
+        return memory.add_argument(name, value)
+    kind, _ = specialize_argument(value, name not in fn.do_not_specialize)
+    if kind == "constexpr":
+        return value
+    ty = parse_type(kind)
+    number = value.item() if hasattr(value, "item") else value
+    return Block(np.array(number).astype(numpy_dtype(ty)), ty)
+
+
+def launch(fn, grid: tuple[int, int, int], bound: dict, checks: Checks | None = None) -> None:
+    """Run every program instance of `grid` of the kernel `fn` with arguments `bound`."""
+    if active():
+        raise RuntimeError("a kernel launched from inside an interpreted kernel")
+    checks = checks or checks_from_environment()
+    memory = Memory(checks)
+    args = [bound[p.name] if p.is_constexpr else _argument(memory, fn, p.name, bound[p.name])
+            for p in fn.params]
+    state = LaunchState(memory, grid)
+    saved_overflow = arith.CHECK_OVERFLOW
+    arith.CHECK_OVERFLOW = checks.overflow
+    activate(state)
+    try:
+        for z, y, x in itertools.product(range(grid[2]), range(grid[1]), range(grid[0])):
+            state.pid = (x, y, z)
+            fn.fn(*args)
+    except SemanticError as err:
+        raise _at_kernel_line(err, state.pid) from None
+    finally:
+        activate(None)
+        arith.CHECK_OVERFLOW = saved_overflow
+        memory.finish()
+
+
+def _at_kernel_line(err: SemanticError, pid) -> CompilationError:
+    """The same error the compiler gives, at the innermost kernel line of the traceback."""
+    filename = line = None
+    tb = err.__traceback__
+    while tb is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            filename, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
+        tb = tb.tb_next
+    import linecache
+    source = linecache.getline(filename, line) if filename else None
+    col = len(source) - len(source.lstrip()) if source else 0
+    return CompilationError(f"{err} (while interpreting program {pid})", filename, line, col,
+                            source or None)

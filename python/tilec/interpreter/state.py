@@ -1,0 +1,62 @@
+"""The launch being interpreted: memory, grid and the current program instance."""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from dataclasses import dataclass
+
+import tilec
+
+TILEC_DIR = os.path.dirname(os.path.abspath(tilec.__file__))
+
+
+@dataclass
+class LaunchState:
+    memory: object  # interpreter.memory.Memory
+    grid: tuple[int, int, int]
+    pid: tuple[int, int, int] = (0, 0, 0)
+
+    @property
+    def linear_pid(self) -> int:
+        x, y, z = self.pid
+        return x + self.grid[0] * (y + self.grid[1] * z)
+
+
+_local = threading.local()
+
+
+def current() -> LaunchState:
+    state = getattr(_local, "state", None)
+    if state is None:
+        raise RuntimeError("tilec.language functions run inside @tilec.jit kernels only")
+    return state
+
+
+def active() -> bool:
+    return getattr(_local, "state", None) is not None
+
+
+def activate(state: LaunchState | None) -> None:
+    _local.state = state
+
+
+def is_user_file(filename: str) -> bool:
+    return not os.path.abspath(filename).startswith(TILEC_DIR)
+
+
+def user_location(frame=None) -> tuple[str | None, int | None]:
+    """(file, line) of the innermost frame outside tilec itself: the kernel line running."""
+    frame = frame or sys._getframe(1)
+    while frame is not None:
+        if is_user_file(frame.f_code.co_filename):
+            return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return None, None
+
+
+def where() -> tuple[str | None, int | None, tuple[int, int, int] | None]:
+    """(file, line, program id) for an error raised now."""
+    filename, line = user_location(sys._getframe(1))
+    state = getattr(_local, "state", None)
+    return filename, line, None if state is None else state.pid
