@@ -396,3 +396,30 @@ def test_rand_and_randn_are_distributed_as_documented():
     again = np.zeros(n, np.float32)
     K.uniform_and_normal[(n // 1024,)](42, again, np.zeros(n, np.float32), BLOCK=1024)
     np.testing.assert_array_equal(u, again)  # same seed and offsets, same numbers
+
+
+def test_every_language_feature_also_interprets(capsys):
+    """The kernels that test_language.py compiles (one per area of the language) run here too:
+    every builtin has its NumPy implementation."""
+    import lang_kernels as L
+    rng = np.random.default_rng(9)
+
+    def f32(n):
+        return (rng.random(n) + 0.5).astype(np.float32)
+
+    out = np.zeros(16, np.float32)
+    L.control_flow[(1,)](f32(16), out, 5, FLAG=True)
+    assert np.isfinite(out).all() and out.any()
+    L.shapes[(1,)](f32(64), np.zeros(64, np.float32), BLOCK=64)
+    y = np.zeros(16, np.float32)
+    L.memory[(1,)](f32(16), np.arange(16, dtype=np.int32), y, BLOCK=16)
+    L.math_ops[(1,)](f32(16), np.zeros(16, np.float32), BLOCK=16)
+    L.reductions[(1,)](f32(64), np.zeros(4, np.float32), BLOCK=64)
+    c = np.zeros(32 * 32, np.float32)
+    a16, b16 = f32(32 * 32).astype(np.float16), f32(32 * 32).astype(np.float16)
+    L.dots[(1,)](a16, b16, c, BLOCK=32)
+    a, b = a16.astype(np.float32).reshape(32, 32), b16.astype(np.float32).reshape(32, 32)
+    np.testing.assert_allclose(c.reshape(32, 32), 3 * (a @ b), rtol=1e-2)
+    L.random[(1,)](np.zeros(128, np.float32), 7, BLOCK=128)
+    L.hints_and_debug[(1,)](f32(64), np.zeros(64, np.float32), 3, BLOCK=64)
+    assert "compiling hints_and_debug with BLOCK = 64" in capsys.readouterr().out
