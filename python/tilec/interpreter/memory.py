@@ -63,18 +63,18 @@ def _array_info(array):
     if isinstance(array, np.ndarray):
         return (array.__array_interface__["data"][0], array.shape, array.strides,
                 array.itemsize, array.dtype, False)
-    if hasattr(array, "__cuda_array_interface__"):
+    if hasattr(array, "data_ptr") and hasattr(array, "element_size"):  # torch, CPU or GPU
+        itemsize = array.element_size()
+        strides = tuple(s * itemsize for s in array.stride())
+        name = str(array.dtype).replace("torch.", "")
+        return (array.data_ptr(), tuple(array.shape), strides, itemsize, name,
+                bool(getattr(array, "is_cuda", False)))
+    if hasattr(array, "__cuda_array_interface__"):  # CuPy and others
         cai = array.__cuda_array_interface__
         dt = np.dtype(cai["typestr"])
         strides = cai.get("strides") or tuple(
             int(np.prod(cai["shape"][i + 1:])) * dt.itemsize for i in range(len(cai["shape"])))
-        name = str(getattr(array, "dtype", dt)).replace("torch.", "")
-        return cai["data"][0], tuple(cai["shape"]), tuple(strides), dt.itemsize, name, True
-    if hasattr(array, "data_ptr"):  # a torch tensor on the CPU
-        itemsize = array.element_size()
-        strides = tuple(s * itemsize for s in array.stride())
-        name = str(array.dtype).replace("torch.", "")
-        return array.data_ptr(), tuple(array.shape), strides, itemsize, name, False
+        return cai["data"][0], tuple(cai["shape"]), tuple(strides), dt.itemsize, dt.name, True
     raise TypeError(f"cannot pass {type(array).__name__} to an interpreted kernel")
 
 
