@@ -476,30 +476,19 @@ for _name in ("multiple_of", "max_contiguous", "max_constancy"):
     IMPLEMENTATIONS[_name] = lambda input, values: to_block(unwrap(input))
 
 
-@implements
-def assume(cond):
-    return None
+def _compile_time(name: str):
+    """Builtins that only look at compile-time values behave the same when interpreted."""
+    import tilec.language as tl
+    IMPLEMENTATIONS[name] = getattr(tl, name).__wrapped__
+
+
+for _name in ("assume", "static_print", "static_assert"):
+    _compile_time(_name)
 
 
 @implements
 def debug_barrier():
     return None
-
-
-@implements
-def static_print(*values, sep=" ", end="\n", file=None, flush=False):
-    print(*[unwrap(v) for v in values], sep=sep, end=end, file=file, flush=flush)
-
-
-@implements
-def static_assert(cond, msg=""):
-    cond = unwrap(cond)
-    if isinstance(cond, Block):
-        raise SemanticError("tl.static_assert needs a compile-time condition; use "
-                            "tl.device_assert for run-time checks")
-    if not cond:
-        raise SemanticError(f"static_assert failed: {unwrap(msg)}" if unwrap(msg) else
-                            "static_assert failed")
 
 
 @implements
