@@ -1,0 +1,280 @@
+"""The on-disk kernel cache: round trips, every kind of corruption, atomicity under concurrent use."""
+import json
+import multiprocessing
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tilec.cache import MANIFEST, KernelCache, cache_dir, make_key
+
+VERSIONS = {"tilec": "0.1.0", "python": "3.11.7", "mlir": "20.0", "ptxas": "13.0"}
+KEY = make_key("def add(x, y): ...", b"\x01spec", versions=VERSIONS)
+FILES = {"cubin": b"\x7fELF" + bytes(range(256)) * 40, "ptx": b".version 8.0\n.target sm_90a\n",
+         "metadata.json": b'{"name": "add", "num_warps": 4}'}
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return KernelCache(tmp_path / "cache")
+
+
+def entry_dir(cache, key=KEY) -> Path:
+    return cache.root / key[:2] / key
+
+
+def leftovers(cache) -> list[str]:
+    """Temp and trash directories still on disk."""
+    return [p.name for p in cache.root.glob("*/.*")]
+
+
+# --- basics ----------------------------------------------------------------------------------------
+
+def test_round_trip(cache):
+    cache.put(KEY, FILES)
+    assert cache.get(KEY) == FILES
+    assert KernelCache(cache.root).get(KEY) == FILES  # a fresh instance reads the same disk
+    assert cache.keys() == [KEY]
+    assert cache.size() > sum(map(len, FILES.values()))
+    assert sorted(os.listdir(entry_dir(cache))) == sorted([*FILES, MANIFEST])
+    assert leftovers(cache) == []
+
+
+def test_absent_key(cache):
+    assert cache.get(KEY) is None  # the root does not even exist yet
+    cache.put(KEY, FILES)
+    other = make_key("other", versions=VERSIONS)
+    assert cache.get(other) is None
+    assert cache.keys() == [KEY]
+
+
+def test_put_keeps_an_existing_entry(cache):
+    cache.put(KEY, FILES)
+    cache.put(KEY, {"cubin": b"second"})  # equal keys mean equal contents: the first one stays
+    assert cache.get(KEY) == FILES
+
+
+def test_empty_entry_round_trips(cache):
+    cache.put(KEY, {})
+    assert cache.get(KEY) == {}
+
+
+def test_remove_clear_size_keys(cache):
+    keys = [make_key(str(i), versions=VERSIONS) for i in range(5)]
+    for k in keys:
+        cache.put(k, FILES)
+    assert cache.keys() == sorted(keys)
+    assert cache.remove(keys[0]) is True
+    assert cache.remove(keys[0]) is False
+    assert cache.get(keys[0]) is None
+    assert cache.keys() == sorted(keys[1:])
+    (entry_dir(cache, keys[1]).parent / ".tmp-123-crashed").mkdir()  # a writer that died
+    cache.clear()
+    assert cache.keys() == [] and cache.size() == 0
+    assert not any(cache.root.iterdir())
+    cache.put(keys[2], FILES)
+    assert cache.get(keys[2]) == FILES
+
+
+@pytest.mark.parametrize("key", ["", "ab", "../../etc", "ABCDEF0123", "g" * 64, KEY + "/x", None])
+def test_bad_keys_are_refused(cache, key):
+    with pytest.raises(ValueError):
+        cache.get(key)
+    with pytest.raises(ValueError):
+        cache.put(key, FILES)
+
+
+@pytest.mark.parametrize("name", ["", MANIFEST, ".hidden", "a/b", "../x", "a\\b"])
+def test_bad_file_names_are_refused(cache, name):
+    with pytest.raises(ValueError):
+        cache.put(KEY, {name: b"x"})
+    assert not entry_dir(cache).exists()
+
+
+def test_make_key():
+    reordered = dict(reversed(VERSIONS.items()))
+    assert make_key("a", b"b", versions=VERSIONS) == make_key("a", b"b", versions=reordered)
+    assert len(make_key(versions={})) == 64
+    different = {
+        make_key("ab", "c", versions=VERSIONS),
+        make_key("a", "bc", versions=VERSIONS),
+        make_key("abc", versions=VERSIONS),
+        make_key(b"ab", "c", versions=VERSIONS),  # bytes and str hash apart
+        make_key("ab", "c", versions={**VERSIONS, "ptxas": "13.1"}),
+        make_key("ab", "c", versions={**VERSIONS, "tilec": "0.2.0"}),
+    }
+    assert len(different) == 6
+    with pytest.raises(TypeError):
+        make_key(1, versions=VERSIONS)
+
+
+def test_cache_dir_env(monkeypatch, tmp_path):
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "here"))
+    assert cache_dir() == tmp_path / "here"
+    KernelCache().put(KEY, FILES)
+    assert (tmp_path / "here" / KEY[:2] / KEY / "cubin").read_bytes() == FILES["cubin"]
+    assert KernelCache().get(KEY) == FILES
+    monkeypatch.delenv("TILEC_CACHE_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache_dir() == tmp_path / "home" / ".cache" / "tilec"
+    assert KernelCache().root == tmp_path / "home" / ".cache" / "tilec"
+
+
+# --- corruption ------------------------------------------------------------------------------------
+
+def flip_byte(d: Path):
+    data = bytearray((d / "cubin").read_bytes())
+    data[len(data) // 2] ^= 0x01
+    (d / "cubin").write_bytes(bytes(data))
+
+
+def truncate(d: Path):
+    data = (d / "cubin").read_bytes()
+    (d / "cubin").write_bytes(data[: len(data) // 2])
+
+
+def truncate_to_zero(d: Path):  # what a power loss without fsync can leave
+    (d / "ptx").write_bytes(b"")
+
+
+def delete_file(d: Path):
+    (d / "metadata.json").unlink()
+
+
+def delete_manifest(d: Path):
+    (d / MANIFEST).unlink()
+
+
+def garbage_manifest(d: Path):
+    (d / MANIFEST).write_bytes(b"\x00\xff not json")
+
+
+def truncated_manifest(d: Path):
+    text = (d / MANIFEST).read_bytes()
+    (d / MANIFEST).write_bytes(text[: len(text) // 2])
+
+
+def wrong_shape_manifest(d: Path):
+    (d / MANIFEST).write_text(json.dumps(["files", 1]))
+
+
+def manifest_for_other_key(d: Path):
+    manifest = json.loads((d / MANIFEST).read_text())
+    manifest["key"] = "0" * 64
+    (d / MANIFEST).write_text(json.dumps(manifest))
+
+
+def extra_file(d: Path):
+    (d / "stray").write_bytes(b"?")
+
+
+def empty_directory(d: Path):  # a crash between mkdir and the first write, with a non-atomic writer
+    for p in d.iterdir():
+        p.unlink()
+
+
+def file_instead_of_directory(d: Path):
+    for p in d.iterdir():
+        p.unlink()
+    d.rmdir()
+    d.write_bytes(b"junk")
+
+
+CORRUPTIONS = [flip_byte, truncate, truncate_to_zero, delete_file, delete_manifest, garbage_manifest,
+               truncated_manifest, wrong_shape_manifest, manifest_for_other_key, extra_file,
+               empty_directory, file_instead_of_directory]
+
+
+@pytest.mark.parametrize("corrupt", CORRUPTIONS, ids=lambda f: f.__name__)
+def test_corrupt_entry_is_discarded_then_rebuilt(cache, corrupt):
+    cache.put(KEY, FILES)
+    corrupt(entry_dir(cache))
+    assert cache.get(KEY) is None
+    assert not os.path.lexists(entry_dir(cache))  # discarded, not left to fail again
+    assert cache.get(KEY) is None
+    cache.put(KEY, FILES)
+    assert cache.get(KEY) == FILES
+    assert leftovers(cache) == []
+
+
+@pytest.mark.parametrize("corrupt", CORRUPTIONS, ids=lambda f: f.__name__)
+def test_put_over_corrupt_entry_replaces_it(cache, corrupt):
+    # The compiler may put without a get first (or after another process corrupted the entry).
+    cache.put(KEY, FILES)
+    corrupt(entry_dir(cache))
+    cache.put(KEY, FILES)
+    assert cache.get(KEY) == FILES
+    assert leftovers(cache) == []
+
+
+# --- concurrency -----------------------------------------------------------------------------------
+# Workers live at module level so that spawned processes can import them.
+
+def _put_same(root: str, barrier, files: dict) -> None:
+    cache = KernelCache(Path(root))
+    barrier.wait()
+    for _ in range(5):
+        cache.put(KEY, files)
+        assert cache.get(KEY) == files
+
+
+def _rewrite(root: str, barrier, files: dict, seconds: float) -> None:
+    cache = KernelCache(Path(root))
+    barrier.wait()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        cache.remove(KEY)
+        cache.put(KEY, files)
+    cache.put(KEY, files)
+
+
+def run_all(target, argsets) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=target, args=args) for args in argsets]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=30)
+    assert [p.exitcode for p in procs] == [0] * len(procs)
+
+
+def test_concurrent_puts_of_the_same_key_all_succeed(cache):
+    files = {"cubin": os.urandom(1 << 20), "ptx": b"x" * 50_000, "metadata.json": b"{}"}
+    n = 4
+    barrier = multiprocessing.get_context("spawn").Barrier(n)
+    run_all(_put_same, [(str(cache.root), barrier, files)] * n)
+    assert cache.get(KEY) == files
+    assert cache.keys() == [KEY]
+    assert leftovers(cache) == []
+
+
+def test_reader_racing_writers_never_sees_a_partial_entry(cache):
+    # Writers keep removing and re-putting the key, each with its own contents of a different
+    # size and file set, while this process reads it in a loop.
+    contents = [{"cubin": os.urandom(300_000 + 50_000 * i), "ptx": bytes([i]) * 20_000,
+                 **({"metadata.json": b'{"w": %d}' % i} if i % 2 else {})} for i in range(3)]
+    ctx = multiprocessing.get_context("spawn")
+    barrier = ctx.Barrier(len(contents) + 1)
+    seconds = 1.5
+    procs = [ctx.Process(target=_rewrite, args=(str(cache.root), barrier, files, seconds))
+             for files in contents]
+    for p in procs:
+        p.start()
+    barrier.wait()  # everyone starts together, after the slow spawn
+    deadline = time.monotonic() + seconds
+    reads = hits = 0
+    while time.monotonic() < deadline or reads < 300:
+        got = cache.get(KEY)
+        reads += 1
+        if got is not None:
+            hits += 1
+            assert got in contents, "reader saw an entry no writer wrote"
+    for p in procs:
+        p.join(timeout=30)
+    assert [p.exitcode for p in procs] == [0] * len(procs)
+    assert reads >= 300
+    assert hits > 0, "the race never produced a readable entry: the test exercised nothing"
+    assert cache.get(KEY) in contents  # every writer ends with a put
+    assert cache.keys() == [KEY]
+    assert leftovers(cache) == []
