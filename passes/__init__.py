@@ -4,3 +4,5 @@ A pass's command-line name, its module and its lit test share one name, e.g. `ti
 `passes/combine.py` ↔ `test/Transforms/combine.mlir`.
 """
 from tilec.passes import combine  # noqa: F401
+from tilec.passes import tile_to_tilegpu  # noqa: F401
+from tilec.passes import remove_layout_conversions  # noqa: F401

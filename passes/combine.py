@@ -7,8 +7,8 @@ After it runs:
 - `broadcast` to its own type is gone, and `broadcast`/`expand_dims` of a `splat` is a `splat`;
 - `load`/`store` masks that are constant true are dropped, a `store` with a constant-false mask
   is erased and a `load` with a constant-false mask and an `other` is that `other`;
-- `tile` ops without side effects whose results are unused are erased (upstream
-  canonicalisation cannot: IRDL ops declare no memory effects).
+- `tile` ops without side effects whose results are unused are erased, and identical ones
+  merged (upstream canonicalisation and cse cannot: IRDL ops declare no memory effects).
 
 Example:
     %q = "tile.addptr"(%p, %a) : (!tile.ptr<f32, 1 : i32>, i32) -> !tile.ptr<f32, 1 : i32>
@@ -169,10 +169,17 @@ PATTERNS = {
 }
 
 
+def is_pure(op: ir.Operation) -> bool:
+    """Side-effect free: the results are all the op does (upstream arith/math ops included)."""
+    if op.name in PURE_OPS or op.name == "tilegpu.convert_layout":
+        return True
+    return op.name.split(".")[0] in ("arith", "math") and not op.regions
+
+
 def is_dead(op: ir.Operation) -> bool:
     if op.name == "tile.load":
         return not op.attributes["is_volatile"].value and not _has_uses(op)
-    return op.name in PURE_OPS and not _has_uses(op)
+    return is_pure(op) and not _has_uses(op)
 
 
 def _has_uses(op: ir.Operation) -> bool:
@@ -203,6 +210,34 @@ def erase_dead_ops(module: ir.Operation) -> bool:
     return erased
 
 
+def _cse_key(op: ir.Operation):
+    attributes = tuple(sorted((name, str(op.attributes[name])) for name in op.attributes))
+    return (op.name, tuple(op.operands), attributes, tuple(str(r.type) for r in op.results))
+
+
+def cse_pure_ops(module: ir.Operation) -> None:
+    """Merge identical side-effect-free ops (upstream cse skips IRDL ops: they declare no
+    effects); an op in a nested region may reuse an identical one that dominates it."""
+    def visit_block(block: ir.Block, seen: dict) -> None:
+        for op in list(block.operations):
+            op = op.operation
+            if is_pure(op) and not op.regions and op.results:
+                key = _cse_key(op)
+                if key in seen:
+                    for old, new in zip(op.results, seen[key].results):
+                        old.replace_all_uses_with(new)
+                    op.erase()
+                    continue
+                seen[key] = op
+            for region in op.regions:
+                for inner in region.blocks:
+                    visit_block(inner, dict(seen))
+
+    for region in module.regions:
+        for block in region.blocks:
+            visit_block(block, {})
+
+
 @register
 class TileCombine(Pass):
     name = "tile-combine"
@@ -218,3 +253,4 @@ class TileCombine(Pass):
             apply_patterns_and_fold_greedily(module, frozen)
             if not erase_dead_ops(module):
                 break
+        cse_pure_ops(module)

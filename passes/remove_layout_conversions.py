@@ -1,0 +1,127 @@
+"""tilegpu-remove-layout-conversions: make `tilegpu.convert_layout` ops disappear.
+
+A conversion of a value that is cheap to recompute is replaced by recomputing it in the
+wanted layout: elementwise `arith`/`math` ops, `tile.splat`, `tile.make_range`, constants,
+`tile.addptr`, `tile.broadcast`, `tile.expand_dims` and chains of them, back to values that
+cannot be moved (loads, block arguments). Conversions to the same layout and conversions of
+conversions fold. Afterwards dead ops are erased and identical side-effect-free ops merged.
+Loads and stores keep the layouts tilegpu-coalesce chose: the conversions next to them are
+pushed away from them.
+
+Example:
+    %x = "tile.load"(...) : ... -> tensor<1024xf32, #L4>
+    %a = "tilegpu.convert_layout"(%x) : ... -> tensor<1024xf32, #L1>
+    %b = arith.addf %a, %a : tensor<1024xf32, #L1>
+    %c = "tilegpu.convert_layout"(%b) : ... -> tensor<1024xf32, #L4>
+    "tile.store"(%p, %c) ...
+becomes
+    %x = "tile.load"(...) : ... -> tensor<1024xf32, #L4>
+    %b = arith.addf %x, %x : tensor<1024xf32, #L4>
+    "tile.store"(%p, %b) ...
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from tilec.dialects import tilegpu
+from tilec.dialects.tilegpu import SliceLayout
+from tilec.passbase import Pass, register
+from tilec.passes.combine import cse_pure_ops, erase_dead_ops
+
+_FREE_TO_RECOMPUTE = frozenset({"tile.splat", "tile.make_range", "tile.addptr", "arith.constant",
+                                "tile.broadcast", "tile.expand_dims", "tilegpu.convert_layout"})
+
+
+def _is_elementwise(op: ir.Operation) -> bool:
+    dialect = op.name.split(".")[0]
+    return dialect in ("arith", "math") and not op.regions and all(
+        isinstance(r.type, ir.RankedTensorType) for r in op.results)
+
+
+def _layout(value: ir.Value):
+    return tilegpu.tensor_layout(value.type)
+
+
+class _Rematerializer:
+    def __init__(self):
+        self.done: dict[tuple, ir.Value] = {}
+
+    def value_in(self, value: ir.Value, layout) -> ir.Value | None:
+        """`value` recomputed in `layout`, or None when that would mean moving a load."""
+        if not isinstance(value.type, ir.RankedTensorType):
+            return value  # scalars need no layout
+        if _layout(value) == layout:
+            return value
+        key = (value, layout)
+        if key in self.done:
+            return self.done[key]
+        owner = value.owner
+        if not isinstance(owner, (ir.Operation, ir.OpView)):
+            return None  # a block argument
+        op = owner.operation
+        result = self._recompute(op, value, layout)
+        if result is not None:
+            self.done[key] = result
+        return result
+
+    def _recompute(self, op: ir.Operation, value: ir.Value, layout) -> ir.Value | None:
+        if op.name == "tilegpu.convert_layout":
+            return self.value_in(op.operands[0], layout)
+        if not (_is_elementwise(op) or op.name in _FREE_TO_RECOMPUTE):
+            return None
+        if len(op.results) != 1:
+            return None
+        operands = []
+        for operand in op.operands:
+            wanted = layout
+            if op.name == "tile.expand_dims":
+                axis = ir.IntegerAttr(op.attributes["axis"]).value
+                wanted = SliceLayout(axis, layout)
+            new = self.value_in(operand, wanted)
+            if new is None:
+                return None
+            operands.append(new)
+        result_type = tilegpu.with_layout(value.type, layout)
+        attributes = {name: op.attributes[name] for name in op.attributes}
+        if op.name == "arith.constant":
+            attributes["value"] = ir.DenseElementsAttr.get_splat(
+                result_type, ir.DenseElementsAttr(op.attributes["value"]).get_splat_value())
+        with ir.InsertionPoint.after(op), op.location:
+            clone = ir.Operation.create(op.name, results=[result_type], operands=operands,
+                                        attributes=attributes)
+        return clone.results[0]
+
+
+def remove_conversions(module: ir.Operation) -> bool:
+    converts = []
+
+    def collect(op):
+        if op.name == "tilegpu.convert_layout":
+            converts.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(collect, ir.WalkOrder.PRE_ORDER)
+    remat = _Rematerializer()
+    changed = False
+    for op in converts:
+        replacement = remat.value_in(op.operands[0], _layout(op.results[0]))
+        if replacement is None:
+            continue
+        op.results[0].replace_all_uses_with(replacement)
+        op.erase()
+        changed = True
+    return changed
+
+
+@register
+class RemoveLayoutConversions(Pass):
+    name = "tilegpu-remove-layout-conversions"
+    summary = "Recompute cheap values in the layout their users want so conversions vanish"
+
+    def run(self, module: ir.Operation) -> None:
+        for _ in range(8):
+            changed = remove_conversions(module)
+            erase_dead_ops(module)
+            cse_pure_ops(module)
+            if not changed:
+                break

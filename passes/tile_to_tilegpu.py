@@ -1,0 +1,113 @@
+"""convert-tile-to-tilegpu: layout assignment.
+
+After it runs, every tensor value carries a layout encoding: the default blocked layout for its
+shape and `num-warps` (threads walk the fastest dimension first), except where an op fixes
+the relation between layouts: the operand of `tile.expand_dims` is the slice of its result's
+layout, a reduction's result is the slice of its operand's, and `tile.broadcast` keeps its
+operand's layout. Where the default would break such a relation a `tilegpu.convert_layout` is
+inserted; tilegpu-remove-layout-conversions removes most of them later. The module records
+`tilegpu.num_warps`, `tilegpu.threads_per_warp` and `tilegpu.target`.
+
+Example (num-warps=4):
+    %r = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32>
+becomes
+    %r = "tile.make_range"() {...} : () -> tensor<128xi32, #tilegpu.blocked<[1], [32], [4], [0]>>
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from tilec.dialects import tilegpu
+from tilec.dialects.tilegpu import SliceLayout
+from tilec.layouts import default_blocked
+from tilec.passbase import Option, Pass, register
+
+
+def _i32(value: int) -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), value)
+
+
+class _Assigner:
+    def __init__(self, num_warps: int, threads_per_warp: int):
+        self.num_warps = num_warps
+        self.threads_per_warp = threads_per_warp
+
+    def default(self, t: ir.RankedTensorType):
+        return default_blocked(list(t.shape), self.num_warps, self.threads_per_warp)
+
+    def encode(self, value: ir.Value) -> None:
+        t = value.type
+        if isinstance(t, ir.RankedTensorType) and t.encoding is None:
+            value.set_type(tilegpu.with_layout(t, self.default(t)))
+
+    def run(self, module: ir.Operation) -> None:
+        ops = []
+        module.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
+        for op in ops:
+            for region in op.regions:
+                for block in region.blocks:
+                    for arg in block.arguments:
+                        self.encode(arg)
+            for result in op.results:
+                self.encode(result)
+        for op in ops:
+            self.fix(op.operation)
+
+    def fix(self, op: ir.Operation) -> None:
+        name = op.name
+        if name == "arith.constant" and isinstance(op.results[0].type, ir.RankedTensorType):
+            value = op.attributes["value"]
+            if isinstance(value, ir.DenseElementsAttr) and value.type != op.results[0].type:
+                if not value.is_splat:
+                    raise ValueError("non-splat tensor constants are not supported yet")
+                op.attributes["value"] = ir.DenseElementsAttr.get_splat(
+                    op.results[0].type, value.get_splat_value())
+        elif name == "tile.expand_dims":
+            axis = ir.IntegerAttr(op.attributes["axis"]).value
+            parent = tilegpu.tensor_layout(op.results[0].type)
+            self.convert_operand(op, 0, SliceLayout(axis, parent))
+        elif name == "tile.broadcast":
+            self.convert_operand(op, 0, tilegpu.tensor_layout(op.results[0].type))
+        elif name == "tile.reduce":
+            self.fix_reduce(op)
+
+    def convert_operand(self, op: ir.Operation, index: int, layout) -> None:
+        src = op.operands[index]
+        if tilegpu.tensor_layout(src.type) == layout:
+            return
+        with ir.InsertionPoint(op), op.location:
+            op.operands[index] = tilegpu.convert_layout(src, layout)
+
+    def fix_reduce(self, op: ir.Operation) -> None:
+        axis = ir.IntegerAttr(op.attributes["axis"]).value
+        operand_layouts = [tilegpu.tensor_layout(v.type) for v in op.operands]
+        for result, layout in zip(op.results, operand_layouts):
+            if not isinstance(result.type, ir.RankedTensorType):
+                continue  # a full reduction to a scalar
+            wanted = SliceLayout(axis, layout)
+            if tilegpu.tensor_layout(result.type) == wanted:
+                continue
+            default_type = result.type
+            result.set_type(tilegpu.with_layout(default_type, wanted))
+            uses = [(use.owner, use.operand_number) for use in result.uses]
+            with ir.InsertionPoint.after(op), op.location:
+                back = tilegpu.convert_layout(result, tilegpu.tensor_layout(default_type))
+            for owner, number in uses:
+                owner.operands[number] = back
+
+
+@register
+class ConvertTileToTileGPU(Pass):
+    name = "convert-tile-to-tilegpu"
+    summary = "Give every tensor a layout (default blocked layouts from num-warps)"
+    options = (
+        Option("num-warps", int, 4, "warps per program instance"),
+        Option("threads-per-warp", int, 32, "threads per warp"),
+        Option("target", str, "cuda:90", "the target the module is compiled for"),
+    )
+
+    def run(self, module: ir.Operation) -> None:
+        _Assigner(self.num_warps, self.threads_per_warp).run(module)
+        module.attributes["tilegpu.num_warps"] = _i32(self.num_warps)
+        module.attributes["tilegpu.threads_per_warp"] = _i32(self.threads_per_warp)
+        module.attributes["tilegpu.target"] = ir.StringAttr.get(self.target)

@@ -1,0 +1,180 @@
+"""Layouts as linear maps over F2 (Zhou et al., "Linear Layouts", arXiv 2505.23819).
+
+A distributed layout sends the bits of (register, lane, warp) to the bits of a tensor
+coordinate; with power-of-two shapes each input bit contributes one fixed coordinate (its
+basis) and a coordinate is the XOR of the bases of the set bits. Blocked and slice layouts
+convert to this form; the code generator asks every question through it: which element a
+register holds, whether two layouts place elements alike, which registers are contiguous.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from tilec.dialects.tilegpu import BlockedLayout, Layout, SliceLayout
+
+
+def _log2(n: int) -> int:
+    if n <= 0 or n & (n - 1):
+        raise ValueError(f"{n} is not a power of two")
+    return n.bit_length() - 1
+
+
+def default_blocked(shape, num_warps: int, threads_per_warp: int = 32,
+                    size_per_thread=None, order=None) -> BlockedLayout:
+    """The blocked layout that spreads `shape` over the lanes and warps of `num_warps` warps,
+    fastest dimension first (`order`, default the last dimension first), each thread holding
+    `size_per_thread` contiguous elements (default 1 in every dimension)."""
+    rank = len(shape)
+    order = list(order) if order is not None else list(range(rank - 1, -1, -1))
+    spt = list(size_per_thread) if size_per_thread is not None else [1] * rank
+    tpw, wpc = [1] * rank, [1] * rank
+    lanes, warps, threads = threads_per_warp, num_warps, num_warps * threads_per_warp
+    prev_lanes = prev_warps = 1
+    for i in order[:-1]:
+        per_cta = max(1, min(threads, max(1, shape[i] // spt[i])))
+        tpw[i] = max(1, min(per_cta, lanes))
+        wpc[i] = max(1, min(per_cta // tpw[i], warps))
+        warps //= wpc[i]
+        lanes //= tpw[i]
+        threads //= per_cta
+        prev_lanes *= tpw[i]
+        prev_warps *= wpc[i]
+    last = order[-1]
+    tpw[last] = threads_per_warp // prev_lanes
+    wpc[last] = num_warps // prev_warps
+    return BlockedLayout(tuple(spt), tuple(tpw), tuple(wpc), tuple(order))
+
+
+@dataclass(frozen=True)
+class LinearLayout:
+    """Bases of each input dimension ("register", "lane", "warp"): one coordinate tuple (one
+    entry per tensor dimension) per input bit, lowest bit first."""
+    register: tuple[tuple[int, ...], ...]
+    lane: tuple[tuple[int, ...], ...]
+    warp: tuple[tuple[int, ...], ...]
+    shape: tuple[int, ...]
+
+    @property
+    def num_registers(self) -> int:
+        return 1 << len(self.register)
+
+    def _apply(self, bases, index: int) -> tuple[int, ...]:
+        coord = [0] * len(self.shape)
+        for bit, basis in enumerate(bases):
+            if index >> bit & 1:
+                coord = [c ^ b for c, b in zip(coord, basis)]
+        return tuple(coord)
+
+    def register_coords(self, reg: int) -> tuple[int, ...]:
+        return self._apply(self.register, reg)
+
+    def lane_coords(self, lane: int) -> tuple[int, ...]:
+        return self._apply(self.lane, lane)
+
+    def warp_coords(self, warp: int) -> tuple[int, ...]:
+        return self._apply(self.warp, warp)
+
+    def coords(self, reg: int, lane: int, warp: int) -> tuple[int, ...]:
+        parts = (self.register_coords(reg), self.lane_coords(lane), self.warp_coords(warp))
+        return tuple(a ^ b ^ c for a, b, c in zip(*parts))
+
+    def is_disjoint(self) -> bool:
+        """Whether the bases of all inputs use disjoint coordinate bits, so XOR is addition
+        (true for blocked layouts and their slices): lowering then adds offsets."""
+        seen = [0] * len(self.shape)
+        for basis in (*self.register, *self.lane, *self.warp):
+            for d, b in enumerate(basis):
+                if seen[d] & b:
+                    return False
+                seen[d] |= b
+        return True
+
+
+def _identity_bits(size: int, dim: int, rank: int, start_bit: int) -> list[tuple[int, ...]]:
+    out = []
+    for bit in range(_log2(size)):
+        basis = [0] * rank
+        basis[dim] = 1 << (start_bit + bit)
+        out.append(tuple(basis))
+    return out
+
+
+@cache
+def to_linear(layout: Layout, shape: tuple[int, ...]) -> LinearLayout:
+    """The linear layout of `layout` over a tensor of `shape` (powers of two)."""
+    shape = tuple(shape)
+    if isinstance(layout, BlockedLayout):
+        return _blocked_to_linear(layout, shape)
+    if isinstance(layout, SliceLayout):
+        return _slice_to_linear(layout, shape)
+    raise NotImplementedError(f"linear layout of {type(layout).__name__} is not implemented yet")
+
+
+def _blocked_to_linear(layout: BlockedLayout, shape: tuple[int, ...]) -> LinearLayout:
+    rank = len(shape)
+    if layout.rank != rank:
+        raise ValueError(f"layout {layout.text()} has rank {layout.rank}, shape {shape} does not")
+    registers, lanes, warps, extra_registers = [], [], [], []
+    for d in layout.order:
+        size = shape[d]
+        used = 0  # coordinate bits of dimension d taken so far
+        for count, target in ((layout.size_per_thread[d], registers),
+                              (layout.threads_per_warp[d], lanes),
+                              (layout.warps_per_cta[d], warps)):
+            for _ in range(_log2(count)):
+                basis = [0] * rank
+                if (1 << used) < size:
+                    basis[d] = 1 << used
+                    used += 1
+                elif target is registers:
+                    continue  # a register beyond the tensor would only repeat an element
+                target.append(tuple(basis))  # lanes and warps beyond it hold copies
+        while (1 << used) < size:  # the tile repeats along d: more registers per thread
+            extra_registers.extend(_identity_bits(2, d, rank, used))
+            used += 1
+    return LinearLayout(tuple(registers + extra_registers), tuple(lanes), tuple(warps), shape)
+
+
+def _slice_to_linear(layout: SliceLayout, shape: tuple[int, ...]) -> LinearLayout:
+    parent_shape = list(shape)
+    parent_shape.insert(layout.dim, 1)
+    parent = to_linear(layout.parent, tuple(parent_shape))
+
+    def drop(bases, keep_zero: bool):
+        out = []
+        for basis in bases:
+            reduced = tuple(b for i, b in enumerate(basis) if i != layout.dim)
+            if not keep_zero and not any(reduced):
+                continue
+            out.append(reduced)
+        return tuple(out)
+
+    return LinearLayout(drop(parent.register, False), drop(parent.lane, True),
+                        drop(parent.warp, True), tuple(shape))
+
+
+def contiguous_registers(layout: Layout, shape: tuple[int, ...]) -> int:
+    """How many consecutive registers hold consecutive elements along the fastest dimension
+    (the widest vector one access can cover)."""
+    linear = to_linear(layout, shape)
+    order = layout.order if isinstance(layout, BlockedLayout) else _slice_order(layout)
+    fastest = order[0]
+    n = 0
+    for basis in linear.register:
+        expected = [0] * len(shape)
+        expected[fastest] = 1 << n
+        if tuple(expected) != basis:
+            break
+        n += 1
+    return 1 << n
+
+
+def _slice_order(layout: SliceLayout) -> tuple[int, ...]:
+    parent = layout.parent
+    order = parent.order if isinstance(parent, BlockedLayout) else _slice_order(parent)
+    return tuple(d - (d > layout.dim) for d in order if d != layout.dim)
+
+
+def layout_order(layout: Layout) -> tuple[int, ...]:
+    return layout.order if isinstance(layout, BlockedLayout) else _slice_order(layout)
