@@ -6,3 +6,4 @@ A pass's command-line name, its module and its lit test share one name, e.g. `ti
 from tilec.passes import combine  # noqa: F401
 from tilec.passes import tile_to_tilegpu  # noqa: F401
 from tilec.passes import remove_layout_conversions  # noqa: F401
+from tilec.passes import tilegpu_to_llvm  # noqa: F401

@@ -1,0 +1,77 @@
+"""convert-tilegpu-to-llvm: warp distribution.
+
+After it runs, each kernel `func.func` of the `tilegpu` program is a `gpu.func` kernel in one
+`gpu.module @kernels`, written per thread: every tensor became the SSA values of the elements
+this thread holds (its layout says which), with `llvm`/`nvvm`/`arith`/`math`/`scf` ops; the
+module is marked `gpu.container_module` and records the shared memory the kernel needs
+(`tilegpu.shared_bytes`). The rules are in python/tilec/lowering/, one per op; an op without
+one is reported at its location.
+
+Example (a splat of %x into tensor<256xf32, #tilegpu.blocked<[1], [32], [4], [0]>>, 4 warps):
+two registers per thread, both %x:
+    %v = "tile.splat"(%x) : (f32) -> tensor<256xf32, #blocked>   ==>   (nothing: uses of %v
+                                                                        read %x directly)
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from tilec.lowering import Lowering, LoweringError
+from tilec.lowering.context import value_type
+from tilec.passbase import Pass, register
+
+
+def _kernel_module_text(name: str, arg_types: list[ir.Type], threads: int) -> str:
+    args = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(arg_types))
+    return (f"gpu.module @kernels {{\n"
+            f"  llvm.mlir.global external @global_smem() {{addr_space = 3 : i32, "
+            f"alignment = 16 : i64}} : !llvm.array<0 x i8>\n"
+            f"  gpu.func @{name}({args}) kernel attributes "
+            f"{{known_block_size = array<i32: {threads}, 1, 1>}} {{\n"
+            f"    gpu.return\n  }}\n}}")
+
+
+@register
+class ConvertTileGPUToLLVM(Pass):
+    name = "convert-tilegpu-to-llvm"
+    summary = "Warp distribution: per-thread code in a gpu.func kernel"
+
+    def run(self, module: ir.Operation) -> None:
+        attrs = module.attributes
+        num_warps = ir.IntegerAttr(attrs["tilegpu.num_warps"]).value \
+            if "tilegpu.num_warps" in attrs else 4
+        threads_per_warp = ir.IntegerAttr(attrs["tilegpu.threads_per_warp"]).value \
+            if "tilegpu.threads_per_warp" in attrs else 32
+        body = module.regions[0].blocks[0]
+        kernels = [op.operation for op in body.operations if op.operation.name == "func.func"]
+        shared = 0
+        for func_op in kernels:
+            shared = max(shared, self._lower(func_op, body, num_warps, threads_per_warp))
+            func_op.erase()
+        module.attributes["gpu.container_module"] = ir.UnitAttr.get()
+        module.attributes["tilegpu.shared_bytes"] = ir.IntegerAttr.get(
+            ir.IntegerType.get_signless(32), shared)
+
+    def _lower(self, func_op: ir.Operation, body: ir.Block, num_warps: int,
+               threads_per_warp: int) -> int:
+        name = ir.StringAttr(func_op.attributes["sym_name"]).value
+        entry = func_op.regions[0].blocks[0]
+        arg_types = [value_type(a.type) for a in entry.arguments]
+        with func_op.location:
+            gpu_module = ir.Operation.parse(
+                _kernel_module_text(name, arg_types, num_warps * threads_per_warp))
+        body.append(gpu_module.operation)
+        gpu_func = [op for op in gpu_module.regions[0].blocks[0].operations
+                    if op.operation.name == "gpu.func"][0]
+        gpu_entry = gpu_func.regions[0].blocks[0]
+        gpu_return = list(gpu_entry.operations)[-1]
+        lowering = Lowering(num_warps, threads_per_warp)
+        for arg, new_arg in zip(entry.arguments, gpu_entry.arguments):
+            lowering.set(arg, new_arg)
+        with ir.InsertionPoint(gpu_return), func_op.location:
+            lowering.start_function()
+            try:
+                lowering.lower_block(entry)
+            except LoweringError as err:
+                raise self.fail(err.op, str(err)) from None
+        return lowering.shared_bytes

@@ -1,0 +1,165 @@
+"""The state of warp distribution: the value map, the thread's ids and the rule table.
+
+Each tensor of the `tilegpu` program becomes a `Distributed` value: its layout, its shape and
+the SSA values this thread holds, one per register (the layout's register order). Scalars map
+to one SSA value. A rule (`@rule("tile.load")`) lowers one op from its operands' distributed
+values; a missing rule is an error naming the op and its location.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from mlir import ir
+from mlir.dialects import arith
+
+from tilec.dialects import tile, tilegpu
+from tilec.dialects.tilegpu import Layout
+from tilec.layouts import to_linear
+
+
+class LoweringError(Exception):
+    def __init__(self, op: ir.Operation, message: str):
+        super().__init__(message)
+        self.op = op
+
+
+@dataclass
+class Distributed:
+    layout: Layout
+    shape: tuple[int, ...]
+    values: list[ir.Value]
+
+
+RULES: dict[str, Callable] = {}
+
+
+def rule(*names: str):
+    def register(fn):
+        for name in names:
+            RULES[name] = fn
+        return fn
+    return register
+
+
+def i32(value: int) -> ir.Value:
+    return arith.constant(ir.IntegerType.get_signless(32), value)
+
+
+def scalar_type(t: ir.Type) -> ir.Type:
+    """The per-thread type of one element of `t` (pointers become LLVM global pointers)."""
+    element = tile.element_type(t)
+    if tile.is_ptr(element):
+        return ir.Type.parse(f"!llvm.ptr<{tile.ptr_addrspace(element)}>")
+    return element
+
+
+def value_type(t: ir.Type) -> ir.Type:
+    """The type of a scalar (non-tensor) value after lowering."""
+    return scalar_type(t)
+
+
+class Lowering:
+    def __init__(self, num_warps: int, threads_per_warp: int = 32):
+        self.num_warps = num_warps
+        self.threads_per_warp = threads_per_warp
+        self.map: dict[ir.Value, object] = {}
+        self.prologue: ir.InsertionPoint | None = None
+        self.lane: ir.Value | None = None
+        self.warp: ir.Value | None = None
+        self._offsets: dict[tuple, list[ir.Value]] = {}
+        self.shared_bytes = 0
+
+    # --- values --------------------------------------------------------------------------
+
+    def get(self, value: ir.Value):
+        if value not in self.map:
+            raise KeyError(f"no lowered value for {value}")
+        return self.map[value]
+
+    def set(self, value: ir.Value, lowered) -> None:
+        self.map[value] = lowered
+
+    def layout_of(self, value: ir.Value):
+        return tilegpu.tensor_layout(value.type), tuple(value.type.shape)
+
+    def flatten(self, lowered) -> list[ir.Value]:
+        return list(lowered.values) if isinstance(lowered, Distributed) else [lowered]
+
+    def unflatten(self, template: ir.Value, values: list[ir.Value]) -> tuple[object, int]:
+        """The lowered form of `template`'s type from the front of `values`, and how many
+        values it took."""
+        if isinstance(template.type, ir.RankedTensorType):
+            layout, shape = self.layout_of(template)
+            n = to_linear(layout, shape).num_registers
+            return Distributed(layout, shape, list(values[:n])), n
+        return values[0], 1
+
+    def flat_types(self, value: ir.Value) -> list[ir.Type]:
+        if isinstance(value.type, ir.RankedTensorType):
+            layout, shape = self.layout_of(value)
+            n = to_linear(layout, shape).num_registers
+            return [scalar_type(value.type)] * n
+        return [value_type(value.type)]
+
+    # --- thread coordinates ----------------------------------------------------------------
+
+    def start_function(self) -> None:
+        """Compute the lane and warp ids at the current insertion point (the kernel's top);
+        later prologue values (per-layout thread offsets) go before an anchor placed here, so
+        they dominate every use."""
+        if True:
+            index = ir.IndexType.get()
+            tid_index = ir.Operation.create(
+                "gpu.thread_id", results=[index],
+                attributes={"dimension": ir.Attribute.parse("#gpu<dim x>")}).result
+            tid = arith.index_cast(ir.IntegerType.get_signless(32), tid_index)
+            shift = (self.threads_per_warp - 1).bit_length()
+            self.lane = arith.andi(tid, i32(self.threads_per_warp - 1))
+            self.warp = arith.shrui(tid, i32(shift))
+            anchor = i32(0)
+        self.prologue = ir.InsertionPoint(anchor.owner)
+
+    def thread_offsets(self, layout, shape) -> list[ir.Value | None]:
+        """Per dimension, the coordinate offset this thread adds to every register's (None
+        where it is zero): the lane and warp parts of the linear layout."""
+        key = (layout, tuple(shape))
+        if key in self._offsets:
+            return self._offsets[key]
+        linear = to_linear(layout, tuple(shape))
+        if not linear.is_disjoint():
+            raise NotImplementedError(f"layout {layout.text()} mixes bits; not supported yet")
+        offsets = []
+        with self.prologue:
+            for d in range(len(shape)):
+                total = None
+                for source, bases in ((self.lane, linear.lane), (self.warp, linear.warp)):
+                    for bit, basis in enumerate(bases):
+                        if not basis[d]:
+                            continue
+                        picked = arith.andi(arith.shrui(source, i32(bit)), i32(1))
+                        term = arith.muli(picked, i32(basis[d]))
+                        total = term if total is None else arith.addi(total, term)
+                offsets.append(total)
+        self._offsets[key] = offsets
+        return offsets
+
+    def lower_block(self, block: ir.Block) -> None:
+        for op in block.operations:
+            self.lower_op(op.operation)
+
+    def lower_op(self, op: ir.Operation) -> None:
+        fn = RULES.get(op.name)
+        if fn is None:
+            fn = RULES.get(op.name.split(".")[0] + ".*")
+        if fn is None:
+            raise LoweringError(op, f"no lowering rule for '{op.name}' yet")
+        with op.location:
+            try:
+                results = fn(self, op)
+            except LoweringError:
+                raise
+            except NotImplementedError as err:
+                raise LoweringError(op, f"cannot lower '{op.name}' yet: {err}") from None
+        for original, lowered in zip(op.results, results or []):
+            self.set(original, lowered)

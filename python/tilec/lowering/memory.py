@@ -1,0 +1,147 @@
+"""Lowering rules for global memory: vectorised, predicated loads and stores.
+
+Consecutive registers that hold consecutive elements (the layout's size_per_thread along the
+fastest dimension, which tilegpu-coalesce sets only where alignment allows) become one vector
+access of up to 16 bytes. A masked access is guarded by its first lane's mask (coalesce made
+the mask constant over the vector) and a masked-off load yields `other`.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, llvm, scf
+
+from tilec.layouts import contiguous_registers
+from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
+
+
+def _segments(op: ir.Operation) -> list[ir.Value | None]:
+    """ptr, mask, other of a tile.load (absent ones as None)."""
+    sizes = list(op.attributes["operandSegmentSizes"])
+    operands, out, i = list(op.operands), [], 0
+    for size in sizes:
+        out.append(operands[i] if size else None)
+        i += size
+    return out
+
+
+def _bytes(t: ir.Type) -> int:
+    if isinstance(t, ir.IntegerType):
+        return max(t.width // 8, 1)
+    return {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}.get(str(t), 8)
+
+
+def _vector_width(layout, shape, element: ir.Type, registers: int) -> int:
+    vec = contiguous_registers(layout, shape)
+    while vec > 1 and vec * _bytes(element) > 16:
+        vec //= 2
+    return min(vec, registers)
+
+
+def _memory_element(element: ir.Type) -> ir.Type:
+    """Booleans live in memory as bytes."""
+    if isinstance(element, ir.IntegerType) and element.width == 1:
+        return ir.IntegerType.get_signless(8)
+    return element
+
+
+def _as_list(lowered, count: int) -> list:
+    if lowered is None:
+        return [None] * count
+    return list(lowered.values) if isinstance(lowered, Distributed) else [lowered]
+
+
+def _pack(values: list[ir.Value], vector_type: ir.Type) -> ir.Value:
+    vector = llvm.mlir_undef(vector_type)
+    for i, v in enumerate(values):
+        vector = llvm.insertelement(vector, v, i32(i))
+    return vector
+
+
+def _load_one(pointer: ir.Value, mask: ir.Value | None, other: list[ir.Value] | None,
+              element: ir.Type, vec: int, volatile: bool) -> list[ir.Value]:
+    loaded_type = ir.VectorType.get([vec], element) if vec > 1 else element
+    alignment = vec * _bytes(element)
+
+    def load():
+        return llvm.load(loaded_type, pointer, alignment=alignment,
+                         volatile_=True if volatile else None)
+
+    if mask is None:
+        value = load()
+    else:
+        if_op = scf.IfOp(mask, [loaded_type], has_else=True)
+        with ir.InsertionPoint(if_op.then_block):
+            scf.YieldOp([load()])
+        with ir.InsertionPoint(if_op.else_block):
+            if other is None:
+                fill = arith.constant(loaded_type, ir.DenseElementsAttr.get_splat(
+                    loaded_type, _zero(element))) if vec > 1 else arith.constant(
+                        element, _zero(element))
+            else:
+                fill = _pack(other, loaded_type) if vec > 1 else other[0]
+            scf.YieldOp([fill])
+        value = if_op.results[0]
+    if vec == 1:
+        return [value]
+    return [llvm.extractelement(value, i32(i)) for i in range(vec)]
+
+
+def _zero(element: ir.Type) -> ir.Attribute:
+    if isinstance(element, ir.IntegerType):
+        return ir.IntegerAttr.get(element, 0)
+    return ir.FloatAttr.get(element, 0.0)
+
+
+@rule("tile.load")
+def lower_load(ctx: Lowering, op: ir.Operation):
+    ptr_v, mask_v, other_v = _segments(op)
+    result = op.results[0]
+    element = scalar_type(result.type)
+    memory_element = _memory_element(element)
+    volatile = ir.BoolAttr(op.attributes["is_volatile"]).value
+    ptrs = ctx.get(ptr_v)
+    if not isinstance(ptrs, Distributed):
+        mask = None if mask_v is None else ctx.get(mask_v)
+        other = None if other_v is None else [ctx.get(other_v)]
+        return [_load_one(ptrs, mask, other, element, 1, volatile)[0]]
+    count = len(ptrs.values)
+    masks = _as_list(None if mask_v is None else ctx.get(mask_v), count)
+    others = _as_list(None if other_v is None else ctx.get(other_v), count)
+    vec = _vector_width(ptrs.layout, ptrs.shape, memory_element, count)
+    values = []
+    for start in range(0, count, vec):
+        other = None if others[start] is None else others[start:start + vec]
+        values += _load_one(ptrs.values[start], masks[start], other, element, vec, volatile)
+    layout, shape = ctx.layout_of(result)
+    return [Distributed(layout, shape, values)]
+
+
+def _store_one(pointer: ir.Value, mask: ir.Value | None, values: list[ir.Value],
+               element: ir.Type) -> None:
+    vec = len(values)
+    value = _pack(values, ir.VectorType.get([vec], element)) if vec > 1 else values[0]
+    alignment = vec * _bytes(element)
+    if mask is None:
+        llvm.store(value, pointer, alignment=alignment)
+        return
+    if_op = scf.IfOp(mask, [], has_else=False)
+    with ir.InsertionPoint(if_op.then_block):
+        llvm.store(value, pointer, alignment=alignment)
+        scf.YieldOp([])
+
+
+@rule("tile.store")
+def lower_store(ctx: Lowering, op: ir.Operation):
+    ptr_v, value_v = op.operands[0], op.operands[1]
+    mask_v = op.operands[2] if len(op.operands) > 2 else None
+    element = scalar_type(value_v.type)
+    ptrs, values = ctx.get(ptr_v), ctx.get(value_v)
+    if not isinstance(ptrs, Distributed):
+        _store_one(ptrs, None if mask_v is None else ctx.get(mask_v), [values], element)
+        return []
+    count = len(ptrs.values)
+    masks = _as_list(None if mask_v is None else ctx.get(mask_v), count)
+    vec = _vector_width(ptrs.layout, ptrs.shape, element, count)
+    for start in range(0, count, vec):
+        _store_one(ptrs.values[start], masks[start], values.values[start:start + vec], element)
+    return []
