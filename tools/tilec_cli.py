@@ -60,10 +60,14 @@ def cmd_compile(args) -> int:
     if len(types) != len(runtime):
         raise ValueError(f"--signature has {len(types)} types but {kernel.__name__} has "
                          f"{len(runtime)} runtime parameters ({', '.join(runtime)})")
+    stages = [s.strip() for s in args.emit.split(",") if s.strip()]
+    unknown = [s for s in stages if s not in tilec.compiler.STAGES]
+    if unknown:
+        raise ValueError(f"unknown stage(s) {unknown}; stages: {', '.join(tilec.compiler.STAGES)}")
+    last = max(stages, key=tilec.compiler.STAGES.index)
     compiled = tilec.compile(kernel, signature=dict(zip(runtime, types)), constexprs=constexprs,
                              target=args.target, num_warps=args.num_warps,
-                             num_stages=args.num_stages)
-    stages = [s.strip() for s in args.emit.split(",") if s.strip()]
+                             num_stages=args.num_stages, stop_after=last)
     missing = [s for s in stages if s not in compiled.asm]
     if missing:
         raise ValueError(f"stage(s) {missing} are not produced yet; available: "
@@ -72,8 +76,13 @@ def cmd_compile(args) -> int:
         out = Path(args.output)
         out.mkdir(parents=True, exist_ok=True)
         for stage in stages:
-            (out / f"{compiled.name}.{stage}.mlir").write_text(compiled.asm[stage])
+            suffix = {"ptx": "ptx", "cubin": "cubin"}.get(stage, "mlir")
+            data = compiled.asm[stage]
+            (out / f"{compiled.name}.{stage}.{suffix}").write_bytes(
+                data if isinstance(data, bytes) else data.encode())
     else:
+        if "cubin" in stages:
+            raise ValueError("the cubin is binary: write it to a folder with -o DIR")
         sys.stdout.write("\n".join(compiled.asm[s] for s in stages))
     return 0
 

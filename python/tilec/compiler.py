@@ -7,7 +7,10 @@ stage's IR is kept as text in `CompiledKernel.asm` (today: "tile").
 from __future__ import annotations
 
 import inspect
+import json
 import os
+import re
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,9 @@ from tilec.frontend.codegen import CodeGenerator
 from tilec.jit import JITFunction
 from tilec.language.core import tensor
 from tilec.language.dtypes import dtype, parse_type
-from tilec.pipeline import parse_pipeline, run_pipeline
+from tilec.cache import KernelCache, make_key
+from tilec.pipeline import PipelineOptions, parse_pipeline, run_pipeline
+from tilec.toolchain import ToolchainError, assemble, find_libdevice, ptx_from_gpu_binary
 
 _EMPTY = inspect.Parameter.empty
 
@@ -69,11 +74,32 @@ class CompiledKernel:
     constants: dict[str, Any]
     options: CompileOptions
     metadata: dict[str, Any] = field(default_factory=dict)
+    _launcher: Any = field(default=None, repr=False, compare=False)
+
+    def launcher(self):
+        """The CuPy launcher of this kernel (created once)."""
+        if self._launcher is None:
+            from tilec.runtime import Launcher
+            self._launcher = Launcher(self.name, self.asm["cubin"], self.params,
+                                      self.options.num_warps, self.metadata.get("shared", 0))
+        return self._launcher
 
     def launch(self, grid, bound_args: dict[str, Any]):
-        raise BackendUnavailable(
-            f"cannot launch {self.name}: the GPU backend (layout passes, warp distribution, "
-            "PTX/cubin) is not built yet. Inspect the IR with tilec.compile(...).asm['tile'].")
+        from tilec.runtime import current_device, current_stream
+        values = [bound_args[p.name] for p in self.params]
+        launcher = self.launcher()
+        if not launcher.functions:  # first launch: check arguments and that a GPU is there
+            launcher.check_arguments(values)
+            try:
+                device = current_device(values)
+                launcher.function(device)
+            except Exception as err:  # CuPy's errors when there is no driver or device
+                if type(err).__module__.startswith("cupy") or isinstance(err, ImportError):
+                    raise BackendUnavailable(
+                        f"cannot launch {self.name} on a GPU ({err}); set TILEC_INTERPRET=1 to "
+                        "run it on the CPU") from err
+                raise
+        launcher(grid, values, current_stream(values), current_device(values))
 
 
 def _signature_entry(text: str) -> tuple[dtype, bool]:
@@ -84,12 +110,18 @@ def _signature_entry(text: str) -> tuple[dtype, bool]:
     return parse_type(base), attr == "16"
 
 
+STAGES = ("tile", "tilegpu", "llvm", "ptx", "cubin")
+
+
 def compile(fn: JITFunction, signature: dict[str, str] | None = None,
             constexprs: dict[str, Any] | None = None, target: str = "cuda:90",
-            num_warps: int = 4, num_stages: int = 3, debug: bool = False) -> CompiledKernel:
+            num_warps: int = 4, num_stages: int = 3, debug: bool = False,
+            stop_after: str = "cubin") -> CompiledKernel:
     """Compile `fn` ahead of time: `signature` gives each runtime parameter's type
     (`"*fp32"`, `"i32:16"`, ...), `constexprs` the value of each constexpr parameter (and may fix
-    ordinary ones). Needs no GPU."""
+    ordinary ones). Needs no GPU. `stop_after` names the last stage to produce (see STAGES)."""
+    if stop_after not in STAGES:
+        raise ValueError(f"stop_after must be one of {', '.join(STAGES)}, not {stop_after!r}")
     if not isinstance(fn, JITFunction):
         raise TypeError("tilec.compile takes a @tilec.jit function")
     signature = dict(signature or {})
@@ -111,11 +143,48 @@ def compile(fn: JITFunction, signature: dict[str, str] | None = None,
                             "or a value in constexprs=")
     options = CompileOptions(num_warps=num_warps, num_stages=num_stages, target=target,
                              debug=debug)
-    return compile_specialized(fn, tuple(key), options)
+    return compile_specialized(fn, tuple(key), options, stop_after)
 
 
-def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions) -> CompiledKernel:
-    """Compile `fn` for one specialisation key (see JITFunction.specialization)."""
+def tilegpu_pipeline(options: CompileOptions) -> str:
+    from tilec.passbase import get_pass
+    coalesce = "tilegpu-coalesce," if get_pass("tilegpu-coalesce") else ""
+    return (f"builtin.module(convert-tile-to-tilegpu{{num-warps={options.num_warps} "
+            f"target={options.target}}},{coalesce}tilegpu-remove-layout-conversions,"
+            "canonicalize,cse)")
+
+
+LLVM_PIPELINE = "builtin.module(convert-tilegpu-to-llvm,canonicalize,cse)"
+
+
+def ptx_pipeline(options: CompileOptions) -> str:
+    arch = parse_target(options.target)
+    chip = f"sm_{arch}a" if arch >= 90 else f"sm_{arch}"
+    return ("builtin.module(gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,"
+            "convert-arith-to-llvm,canonicalize,cse),"
+            f"nvvm-attach-target{{chip={chip} features=+ptx80 O=3 l={find_libdevice()}}},"
+            "reconcile-unrealized-casts,gpu-module-to-binary{format=isa})")
+
+
+def _run_stage(module, stage: str, pipeline: str, fn: JITFunction) -> None:
+    dump = os.environ.get("TILEC_DUMP_IR") if os.environ.get("TILEC_DUMP_IR_AFTER_EACH") else None
+    options = PipelineOptions(dump_dir=str(Path(dump) / f"{fn.__name__}.{stage}.passes")
+                              if dump else None)
+    try:
+        run_pipeline(module, parse_pipeline(pipeline), options)
+    except DiagnosticError as err:
+        raise CompilationError(f"compiling {fn.__name__} failed in the {stage} stage:\n"
+                               f"{err.format()}") from None
+
+
+_PTXAS_STATS = {"registers": r"Used (\d+) registers", "spill_stores": r"(\d+) bytes spill stores",
+                "spill_loads": r"(\d+) bytes spill loads"}
+
+
+def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
+                        stop_after: str = "cubin") -> CompiledKernel:
+    """Compile `fn` for one specialisation key (see JITFunction.specialization), through every
+    stage up to `stop_after`, or take it from the disk cache."""
     missing = [p.name for p, (kind, value) in zip(fn.params, key)
                if kind == "constexpr" and value is _EMPTY]
     if missing:
@@ -129,19 +198,113 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions) ->
             constants[p.name] = value
         else:
             params.append(KernelParam(p.name, parse_type(kind), bool(value)))
+    complete = stop_after == "cubin"
+    cache_key = _cache_key(fn, key, options) if complete else None
+    cached = _from_cache(cache_key, fn, params, constants, options) if complete else None
+    if cached is not None:
+        return cached
     context = make_context()
     module = generate_tile_ir(fn, params, constants, context)
-    try:
-        run_pipeline(module, parse_pipeline(TILE_PIPELINE))
-    except DiagnosticError as err:
-        raise CompilationError(f"the tile-stage passes failed:\n{err.format()}") from None
+    _run_stage(module, "tile", TILE_PIPELINE, fn)
     asm = {"tile": module.operation.get_asm(enable_debug_info=True)}
-    kernel = CompiledKernel(fn.__name__, asm, params, constants, options,
-                            metadata={"name": fn.__name__, "num_warps": options.num_warps,
-                                      "num_stages": options.num_stages,
-                                      "target": options.target})
+    metadata = {"name": fn.__name__, "num_warps": options.num_warps,
+                "num_stages": options.num_stages, "target": options.target}
+    if stop_after == "tile":
+        kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
+        _dump(kernel)
+        return kernel
+    _run_stage(module, "tilegpu", tilegpu_pipeline(options), fn)
+    asm["tilegpu"] = module.operation.get_asm(enable_debug_info=True)
+    if stop_after != "tilegpu":
+        _run_stage(module, "llvm", LLVM_PIPELINE, fn)
+        asm["llvm"] = module.operation.get_asm(enable_debug_info=True)
+        metadata["shared"] = ir.IntegerAttr(module.attributes["tilegpu.shared_bytes"]).value
+    if stop_after in ("tilegpu", "llvm"):
+        kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
+        _dump(kernel)
+        return kernel
+    _run_stage(module, "ptx", ptx_pipeline(options), fn)
+    asm["ptx"] = ptx_from_gpu_binary(module.operation.get_asm())
+    if stop_after == "ptx":
+        kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
+        _dump(kernel)
+        return kernel
+    arch = parse_target(options.target)
+    try:
+        cubin, log = assemble(asm["ptx"], f"sm_{arch}a" if arch >= 90 else f"sm_{arch}",
+                              verbose=True)
+    except ToolchainError as err:
+        raise CompilationError(f"ptxas rejected the PTX of {fn.__name__}: {err}") from None
+    asm["cubin"] = cubin
+    for field_name, pattern in _PTXAS_STATS.items():
+        found = re.search(pattern, log)
+        metadata[field_name] = int(found.group(1)) if found else 0
+    kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
+    _dump(kernel)
+    _to_cache(cache_key, kernel)
+    return kernel
+
+
+def _versions() -> dict[str, str]:
+    import platform
+
+    import tilec
+    from tilec.toolchain import find_ptxas, ptxas_version
+    try:
+        ptxas = ptxas_version(find_ptxas())
+    except (ToolchainError, OSError, subprocess.CalledProcessError):
+        ptxas = "none"
+    return {"tilec": tilec.__version__, "python": platform.python_version(),
+            "mlir": _mlir_version(), "ptxas": ptxas}
+
+
+def _mlir_version() -> str:
+    from importlib import metadata
+    try:
+        return metadata.version("xtc-mlir-python-bindings")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _cache_key(fn: JITFunction, key: tuple, options: CompileOptions) -> str:
+    # Where the kernel is defined matters too: its IR carries the file and line locations.
+    where = f"{fn.filename}:{fn.first_line}"
+    return make_key(fn.cache_key, where, repr(key), repr(options), versions=_versions())
+
+
+def _cache_enabled() -> bool:
+    return os.environ.get("TILEC_CACHE", "1") != "0"
+
+
+def _from_cache(cache_key: str, fn, params, constants, options) -> CompiledKernel | None:
+    if not _cache_enabled():
+        return None
+    files = KernelCache().get(cache_key)
+    if files is None:
+        return None
+    try:
+        metadata = json.loads(files["metadata.json"])
+        asm = {stage: files[f"{stage}.mlir"].decode() for stage in ("tile", "tilegpu", "llvm")}
+        asm["ptx"] = files["kernel.ptx"].decode()
+        asm["cubin"] = files["kernel.cubin"]
+    except (KeyError, ValueError, UnicodeDecodeError):
+        return None  # written by another tilec version: compile again
+    kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
     _dump(kernel)
     return kernel
+
+
+def _to_cache(cache_key: str, kernel: CompiledKernel) -> None:
+    if not _cache_enabled():
+        return
+    files = {f"{stage}.mlir": kernel.asm[stage].encode() for stage in ("tile", "tilegpu", "llvm")}
+    files["kernel.ptx"] = kernel.asm["ptx"].encode()
+    files["kernel.cubin"] = kernel.asm["cubin"]
+    files["metadata.json"] = json.dumps(kernel.metadata).encode()
+    try:
+        KernelCache().put(cache_key, files)
+    except OSError:
+        pass  # an unwritable cache only costs a recompilation next time
 
 
 def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict[str, Any],
@@ -189,4 +352,6 @@ def _dump(kernel: CompiledKernel) -> None:
     path = Path(target)
     path.mkdir(parents=True, exist_ok=True)
     for stage, text in kernel.asm.items():
-        (path / f"{kernel.name}.{stage}.mlir").write_text(text)
+        suffix = {"ptx": "ptx", "cubin": "cubin"}.get(stage, "mlir")
+        data = text if isinstance(text, bytes) else text.encode()
+        (path / f"{kernel.name}.{stage}.{suffix}").write_bytes(data)

@@ -238,16 +238,6 @@ def pointer_dtype_name(array) -> str:
     return _TORCH_OR_NUMPY_DTYPES[name]
 
 
-def data_pointer(array) -> int:
-    if hasattr(array, "data_ptr"):
-        return int(array.data_ptr())
-    if hasattr(array, "__cuda_array_interface__"):
-        return int(array.__cuda_array_interface__["data"][0])
-    if hasattr(array, "__array_interface__"):
-        return int(array.__array_interface__["data"][0])
-    raise TypeError(f"cannot take the address of {type(array).__name__}")
-
-
 def specialize_argument(value, specialize: bool = True) -> tuple:
     """("constexpr", value) for values folded into the kernel, else (type, divisible_by_16)."""
     if isinstance(value, bool):
@@ -275,6 +265,7 @@ def specialize_argument(value, specialize: bool = True) -> tuple:
             return (ty, specialize and number % 16 == 0)
         return (ty, False)
     if hasattr(value, "dtype"):
+        from tilec.runtime import data_pointer
         return ("*" + pointer_dtype_name(value), specialize and data_pointer(value) % 16 == 0)
     raise TypeError(f"kernel arguments must be numbers, arrays or tl.constexpr values, got "
                     f"{type(value).__name__}")

@@ -123,6 +123,7 @@ class PipelineOptions:
     print_ir_after: set[str] = field(default_factory=set)
     print_generic: bool = False
     verify_each: bool = True
+    dump_dir: str | None = None  # write the IR after every pass into this folder
 
 
 def _print_ir_pass(when: str, pass_name: str, generic: bool):
@@ -170,10 +171,12 @@ def build_pass_manager(elements: list[Element | Pass], context: ir.Context,
     with context:
         pm = PassManager(MODULE_ANCHOR)
         pm.enable_verifier(options.verify_each)
-        if options.print_ir_after_all or options.print_ir_before_all:
+        if options.print_ir_after_all or options.print_ir_before_all or options.dump_dir:
             pm.enable_ir_printing(print_before_all=options.print_ir_before_all,
-                                  print_after_all=options.print_ir_after_all,
-                                  print_generic_op_form=options.print_generic)
+                                  print_after_all=options.print_ir_after_all or
+                                  bool(options.dump_dir),
+                                  print_generic_op_form=options.print_generic,
+                                  tree_printing_dir_path=options.dump_dir)
         for element in elements:
             _add(pm, element, options)
     return pm

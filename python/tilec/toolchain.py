@@ -1,7 +1,8 @@
 """The NVIDIA tools tilec uses without a CUDA install: ptxas (PTX -> cubin) and libdevice.
 
 ptxas is found by, in order: the `TILEC_PTXAS` environment variable, the `nvidia-cuda-nvcc` pip
-package, then `PATH`. libdevice comes from the `nvidia-nvvm` pip package (or `TILEC_LIBDEVICE`).
+package, then `PATH`. libdevice comes from `TILEC_LIBDEVICE`, the `nvidia-nvvm` pip package, or
+the CUDA install the ptxas found belongs to.
 Neither needs a GPU.
 """
 from __future__ import annotations
@@ -54,6 +55,13 @@ def find_libdevice() -> str:
         candidate = base / "nvvm" / "libdevice" / "libdevice.10.bc"
         if candidate.is_file():
             return str(candidate)
+    try:  # a CUDA install: libdevice sits beside the ptxas found
+        cuda = Path(find_ptxas()).resolve().parent.parent
+        candidate = cuda / "nvvm" / "libdevice" / "libdevice.10.bc"
+        if candidate.is_file():
+            return str(candidate)
+    except ToolchainError:
+        pass
     raise ToolchainError("libdevice.10.bc not found: install the pip package nvidia-nvvm or set "
                          "TILEC_LIBDEVICE to its path")
 

@@ -14,6 +14,11 @@ import pytest
 import kernels_errors as K
 import tilec
 
+
+def compile_tile(*args, **kwargs):
+    """tilec.compile up to the `tile` stage: these tests are about the frontend."""
+    return tilec.compile(*args, stop_after="tile", **kwargs)
+
 KERNEL_FILE = inspect.getsourcefile(K)
 SIGNATURE = {"x_ptr": "*fp32", "n": "i32"}
 
@@ -33,7 +38,7 @@ def source_line(line: int) -> str:
 def compile_error(jit_fn) -> tilec.CompilationError:
     signature = {k: v for k, v in SIGNATURE.items() if k in jit_fn.arg_names}
     with pytest.raises(tilec.CompilationError) as info:
-        tilec.compile(jit_fn, signature=signature)
+        compile_tile(jit_fn, signature=signature)
     return info.value
 
 
@@ -121,7 +126,7 @@ ADVICE = [
 def test_error_says_what_to_do(name, advice):
     signature = {k: v for k, v in SIGNATURE.items() if k in getattr(K, name).arg_names}
     with pytest.raises(tilec.CompilationError) as info:
-        tilec.compile(getattr(K, name), signature=signature)
+        compile_tile(getattr(K, name), signature=signature)
     assert re.search(advice, info.value.message), info.value.message
 
 
@@ -141,7 +146,7 @@ def test_missing_constexpr_names_the_def_line():
 
 
 def test_missing_constexpr_given_is_fine():
-    kernel = tilec.compile(K.k_missing_constexpr, signature={"x_ptr": "*fp32"},
+    kernel = compile_tile(K.k_missing_constexpr, signature={"x_ptr": "*fp32"},
                            constexprs={"BLOCK": 16})
     assert "tensor<16xf32>" in kernel.asm["tile"]
 
@@ -176,7 +181,7 @@ def test_return_in_loop_in_helper():
 # --- the IR carries the same locations -----------------------------------------------------------
 
 def test_ops_carry_source_locations():
-    kernel = tilec.compile(K.k_missing_constexpr, signature={"x_ptr": "*fp32"},
+    kernel = compile_tile(K.k_missing_constexpr, signature={"x_ptr": "*fp32"},
                            constexprs={"BLOCK": 16})
     lines, start = inspect.getsourcelines(K.k_missing_constexpr.fn)
     store_line = start + next(i for i, l in enumerate(lines) if "tl.store" in l)

@@ -12,8 +12,13 @@ import tilec
 from tilec.context import make_context, parse_module
 
 
+def compile_tile(*args, **kwargs):
+    """tilec.compile up to the `tile` stage: these tests are about the frontend."""
+    return tilec.compile(*args, stop_after="tile", **kwargs)
+
+
 def compile_ir(kernel, signature, constexprs=None) -> str:
-    compiled = tilec.compile(kernel, signature=signature, constexprs=constexprs or {})
+    compiled = compile_tile(kernel, signature=signature, constexprs=constexprs or {})
     text = compiled.asm["tile"]
     parse_module(text, make_context(), "reparse.mlir")  # the stage parses back
     return text
@@ -104,8 +109,9 @@ def test_dot_variants():
 
 def test_random_is_written_in_the_language():
     text = compile_ir(K.random, {"Y": "*fp32", "seed": "i32"}, {"BLOCK": 128})
-    # Philox: 10 rounds of two 32x32->64 multiplications each, per randint4x call site.
-    assert text.count("arith.mului_extended") >= 20
+    # Philox: 10 rounds of two 32x32->64 multiplications (a few fold away: the zero counters of
+    # the first round), shared by the calls with the same seed and offsets.
+    assert text.count("arith.mului_extended") >= 15
     assert "math.log" in text and "math.cos" in text
 
 
@@ -129,7 +135,7 @@ def test_every_op_carries_a_kernel_location():
 
 def test_dump_ir(tmp_path, monkeypatch):
     monkeypatch.setenv("TILEC_DUMP_IR", str(tmp_path))
-    tilec.compile(K.dots, signature={"A": "*fp16", "B": "*fp16", "C": "*fp32"},
+    compile_tile(K.dots, signature={"A": "*fp16", "B": "*fp16", "C": "*fp32"},
                   constexprs={"BLOCK": 16})
     assert "tile.dot" in (tmp_path / "dots.tile.mlir").read_text()
 

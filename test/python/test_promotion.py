@@ -18,6 +18,11 @@ import pytest
 import tilec
 import tilec.language as tl
 
+
+def compile_tile(*args, **kwargs):
+    """tilec.compile up to the `tile` stage: these tests are about the frontend."""
+    return tilec.compile(*args, stop_after="tile", **kwargs)
+
 SHORT = {"int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
          "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
          "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64"}
@@ -180,7 +185,7 @@ def compiled(fn, signature, constexprs=None):
     """Yields (ir_text, printed) where `printed` is what tl.static_print wrote."""
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        kernel = tilec.compile(fn, signature=signature, constexprs=constexprs or {})
+        kernel = compile_tile(fn, signature=signature, constexprs=constexprs or {})
     text = kernel.asm["tile"]
     parse_back(text)
     yield text, buf.getvalue()

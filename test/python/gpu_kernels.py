@@ -1,0 +1,82 @@
+"""Kernels for the GPU backend tests: elementwise programs the interpreter also runs."""
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def unary(x_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1)
+    if OP == "neg":
+        y = -x
+    elif OP == "abs":
+        y = tl.abs(x)
+    elif OP == "exp":
+        y = tl.exp(x.to(tl.float32)).to(x.dtype)
+    elif OP == "square_plus_one":
+        y = x * x + 1
+    else:
+        y = tl.where(x > 0, x, 0)
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+@tilec.jit
+def binary(x_ptr, y_ptr, out_ptr, n, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1)
+    y = tl.load(y_ptr + offs, mask=mask, other=1)
+    if OP == "add":
+        z = x + y
+    elif OP == "sub":
+        z = x - y
+    elif OP == "mul":
+        z = x * y
+    elif OP == "max":
+        z = tl.maximum(x, y)
+    elif OP == "floordiv":
+        z = x // y
+    elif OP == "mod":
+        z = x % y
+    elif OP == "lt":
+        z = (x < y).to(x.dtype)
+    else:
+        z = tl.where(x < y, x * 2, y - x)
+    tl.store(out_ptr + offs, z, mask=mask)
+
+
+@tilec.jit
+def cast_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x.to(out_ptr.dtype.element_ty), mask=mask)
+
+
+@tilec.jit
+def strided_2d(x_ptr, out_ptr, M, N, stride_xm, stride_xn, BLOCK_M: tl.constexpr,
+               BLOCK_N: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    x = tl.load(x_ptr + rm[:, None] * stride_xm + rn[None, :] * stride_xn, mask=mask, other=0.0)
+    tl.store(out_ptr + rm[:, None] * N + rn[None, :], x * 2.0 + 1.0, mask=mask)
+
+
+@tilec.jit
+def loop_accumulate(x_ptr, out_ptr, n, ROUNDS, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+    for i in range(ROUNDS):
+        if i % 2 == 0:
+            acc += x
+        else:
+            acc -= x * 0.5
+    k = 0
+    while k < 3:
+        acc = acc + 1.0
+        k += 1
+    tl.store(out_ptr + offs, acc, mask=mask)
