@@ -76,9 +76,9 @@ def cmd_compile(args) -> int:
         out = Path(args.output)
         out.mkdir(parents=True, exist_ok=True)
         for stage in stages:
-            suffix = {"ptx": "ptx", "cubin": "cubin"}.get(stage, "mlir")
+            name = {"ptx": "ptx", "cubin": "cubin"}.get(stage, f"{stage}.mlir")
             data = compiled.asm[stage]
-            (out / f"{compiled.name}.{stage}.{suffix}").write_bytes(
+            (out / f"{compiled.name}.{name}").write_bytes(
                 data if isinstance(data, bytes) else data.encode())
     else:
         if "cubin" in stages:

@@ -352,6 +352,6 @@ def _dump(kernel: CompiledKernel) -> None:
     path = Path(target)
     path.mkdir(parents=True, exist_ok=True)
     for stage, text in kernel.asm.items():
-        suffix = {"ptx": "ptx", "cubin": "cubin"}.get(stage, "mlir")
+        name = {"ptx": "ptx", "cubin": "cubin"}.get(stage, f"{stage}.mlir")
         data = text if isinstance(text, bytes) else text.encode()
-        (path / f"{kernel.name}.{stage}.{suffix}").write_bytes(data)
+        (path / f"{kernel.name}.{name}").write_bytes(data)

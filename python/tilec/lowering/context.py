@@ -68,6 +68,7 @@ class Lowering:
         self.lane: ir.Value | None = None
         self.warp: ir.Value | None = None
         self._offsets: dict[tuple, list[ir.Value]] = {}
+        self.memo: dict = {}  # prologue values of the rules, by key
         self.shared_bytes = 0
 
     # --- values --------------------------------------------------------------------------
@@ -119,6 +120,15 @@ class Lowering:
             self.warp = arith.shrui(tid, i32(shift))
             anchor = i32(0)
         self.prologue = ir.InsertionPoint(anchor.owner)
+
+    def shared_base(self) -> ir.Value:
+        """The address of the kernel's dynamic shared memory (`@global_smem`)."""
+        if "smem" not in self.memo:
+            with self.prologue:
+                self.memo["smem"] = ir.Operation.create(
+                    "llvm.mlir.addressof", results=[ir.Type.parse("!llvm.ptr<3>")],
+                    attributes={"global_name": ir.FlatSymbolRefAttr.get("global_smem")}).result
+        return self.memo["smem"]
 
     def thread_offsets(self, layout, shape) -> list[ir.Value | None]:
         """Per dimension, the coordinate offset this thread adds to every register's (None

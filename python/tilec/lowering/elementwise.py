@@ -147,7 +147,74 @@ def lower_expand_dims(ctx: Lowering, op: ir.Operation):
 def lower_convert_layout(ctx: Lowering, op: ir.Operation):
     src = ctx.get(op.operands[0])
     layout, shape = ctx.layout_of(op.results[0])
-    return [remap_registers(ctx, op, src, layout, shape, lambda coord: coord)]
+    try:
+        return [remap_registers(ctx, op, src, layout, shape, lambda coord: coord)]
+    except NotImplementedError:
+        element = scalar_type(op.results[0].type)
+        return [convert_through_shared(ctx, src, layout, shape, element)]
+
+
+def _linear_offsets(ctx: Lowering, layout, shape) -> ir.Value | None:
+    """This thread's part of the row-major index of its elements in (layout, shape)."""
+    key = ("row-major", layout, tuple(shape))
+    if key not in ctx.memo:
+        offsets = ctx.thread_offsets(layout, shape)
+        total = None
+        with ctx.prologue:
+            for d, off in enumerate(offsets):
+                if off is None:
+                    continue
+                stride = 1
+                for size in shape[d + 1:]:
+                    stride *= size
+                term = off if stride == 1 else arith.muli(off, i32(stride))
+                total = term if total is None else arith.addi(total, term)
+        ctx.memo[key] = total
+    return ctx.memo[key]
+
+
+def _row_major(coord, shape) -> int:
+    index = 0
+    for c, size in zip(coord, shape):
+        index = index * size + c
+    return index
+
+
+def convert_through_shared(ctx: Lowering, src: Distributed, layout, shape,
+                           element: ir.Type) -> Distributed:
+    """A layout change that moves data between threads: every thread writes its elements to
+    shared memory in row-major order, then reads the ones the new layout gives it. (Unpadded:
+    bank-conflict-free scratch layouts come with tilegpu-allocate-shared-memory.)"""
+    is_bool = isinstance(element, ir.IntegerType) and element.width == 1
+    stored = ir.IntegerType.get_signless(8) if is_bool else element
+    nbytes = max(getattr(stored, "width", 32) // 8, 1)
+    total = 1
+    for size in shape:
+        total *= size
+    ctx.shared_bytes = max(ctx.shared_bytes, total * nbytes)
+    base = ctx.shared_base()
+    smem_ptr = ir.Type.parse("!llvm.ptr<3>")
+
+    def address(index_value):
+        return llvm.getelementptr(smem_ptr, base, [index_value], [_DYNAMIC_INDEX], stored, 0)
+
+    def index_of(layout_, reg):
+        linear = to_linear(layout_, tuple(shape))
+        constant = i32(_row_major(linear.register_coords(reg), shape))
+        thread = _linear_offsets(ctx, layout_, shape)
+        return constant if thread is None else arith.addi(thread, constant)
+
+    ir.Operation.create("gpu.barrier")  # earlier readers of the scratch are done
+    for reg, value in enumerate(src.values):
+        if is_bool:
+            value = arith.extui(stored, value)
+        llvm.store(value, address(index_of(src.layout, reg)))
+    ir.Operation.create("gpu.barrier")
+    values = []
+    for reg in range(to_linear(layout, tuple(shape)).num_registers):
+        value = llvm.load(stored, address(index_of(layout, reg)))
+        values.append(arith.trunci(element, value) if is_bool else value)
+    return Distributed(layout, tuple(shape), values)
 
 
 @rule("tile.addptr")
