@@ -64,6 +64,8 @@ class JITFunction:
         first = next(line for line in lines if line.strip())
         self.indent = len(first) - len(first.lstrip())
         self.cache: dict = {}  # specialisation key -> compiled kernel
+        self.fast_cache: dict = {}  # runtime.argument_key parts -> runtime.FastEntry
+        self._fast_launch = None
 
     def __repr__(self) -> str:
         return f"JITFunction({self.__module__}:{self.__qualname__})"
@@ -162,9 +164,17 @@ class JITFunction:
     # --- launching ------------------------------------------------------------------------
 
     def __getitem__(self, grid):
+        fast = self._fast_launch
+        if fast is None:
+            from tilec.runtime import make_fast_launch
+            fast = self._fast_launch = make_fast_launch(self, self._slow_launch)
+
         def launcher(*args, **kwargs):
-            return self.run(*args, grid=grid, **kwargs)
+            return fast(*args, grid=grid, **kwargs)
         return launcher
+
+    def _slow_launch(self, args: tuple, grid, num_warps: int, num_stages: int):
+        return self.run(*args, grid=grid, num_warps=num_warps, num_stages=num_stages)
 
     def run(self, *args, grid, num_warps: int = 4, num_stages: int = 3, **kwargs):
         from tilec import interpreter
@@ -180,7 +190,27 @@ class JITFunction:
             kernel = compile_specialized(self, key[0], options)
             self.cache[key] = kernel
         grid_size = resolve_grid(grid, bound)
-        return kernel.launch(grid_size, bound)
+        result = kernel.launch(grid_size, bound)
+        self._remember_fast(bound, kernel, num_warps, num_stages)
+        return result
+
+    def _remember_fast(self, bound: dict, kernel, num_warps: int, num_stages: int) -> None:
+        """Let the generated fast path find `kernel` for arguments like these."""
+        from tilec.runtime import FastEntry, argument_key
+        parts, keep, position = [], [], 0
+        for p in self.params:
+            if p.is_constexpr:
+                parts.append(bound[p.name])
+                continue
+            part, _ = argument_key(bound[p.name], p.name not in self.do_not_specialize)
+            parts.append(part)
+            if part[0] != "constexpr":
+                keep.append(position)
+            position += 1
+        try:
+            self.fast_cache[(*parts, num_warps, num_stages)] = FastEntry(kernel, keep)
+        except TypeError:
+            pass  # an unhashable constexpr: such launches stay on the slow path
 
     def __call__(self, *args, **kwargs):
         from tilec.interpreter import active

@@ -7,6 +7,8 @@ launch only writes the argument values and calls `cuLaunchKernel` on the current
 from __future__ import annotations
 
 import ctypes
+import inspect
+import os
 
 from tilec.language import dtypes as T
 
@@ -122,3 +124,123 @@ def current_device(values) -> int:
 
 
 _ = T
+
+
+# --- the warm launch path ----------------------------------------------------------------------
+
+_POINTER_GETTERS: dict[type, object] = {}
+
+
+def _pointer_getter(t: type):
+    """How to read the device address of arrays of type `t` (found once per type)."""
+    getter = _POINTER_GETTERS.get(t)
+    if getter is None:
+        if t.__module__.startswith("torch"):
+            getter = t.data_ptr
+        elif t.__module__.startswith("cupy"):
+            getter = _cupy_pointer
+        else:
+            getter = data_pointer
+        _POINTER_GETTERS[t] = getter
+    return getter
+
+
+def _cupy_pointer(array) -> int:
+    return array.data.ptr
+
+
+def argument_key(value, specialize: bool):
+    """(the part of the specialisation key this argument decides, the value to launch with):
+    the fast twin of jit.specialize_argument, for the common types."""
+    t = type(value)
+    if t is int:
+        if specialize:
+            if value == 1:
+                return ("constexpr", 1), None
+            return ("i32" if -2**31 <= value < 2**31 else "i64", value % 16 == 0), value
+        return ("i32" if -2**31 <= value < 2**31 else "i64", False), value
+    if t is float:
+        return ("fp32", False), value
+    if hasattr(value, "dtype") and getattr(value, "shape", ()) != ():
+        pointer = _pointer_getter(t)(value)
+        return (value.dtype, specialize and pointer % 16 == 0), pointer
+    from tilec.jit import specialize_argument
+    key = specialize_argument(value, specialize)
+    return key, (None if key[0] == "constexpr" else
+                 value.item() if hasattr(value, "item") else value)
+
+
+def fast_stream(values) -> int:
+    """The current stream, cheaply: torch's raw stream when torch tensors are passed."""
+    for value in values:
+        if type(value).__module__.startswith("torch"):
+            import torch
+            return torch._C._cuda_getCurrentRawStream(torch.cuda.current_device())
+    import cupy
+    return cupy.cuda.get_current_stream().ptr
+
+
+def make_fast_launch(fn, slow):
+    """A launch function with `fn`'s own parameter list that computes the specialisation key
+    argument by argument and launches a compiled kernel from the in-memory cache; anything
+    else (first launch of a key, interpreter, unusual arguments) goes to `slow`."""
+    names = [p.name for p in fn.params]
+    defaults = {f"_default_{p.name}": p.default for p in fn.params
+                if p.default is not inspect.Parameter.empty}
+    signature = ", ".join(p.name + (f"=_default_{p.name}" if f"_default_{p.name}" in defaults
+                                    else "") for p in fn.params)
+    # Named after the kernel, so argument errors name it.
+    name = fn.__name__ if fn.__name__ not in names and fn.__name__.isidentifier() else "launch"
+    lines = [f"def {name}({signature}, *, grid, num_warps=4, num_stages=3):",
+             "    if _interpreting():",
+             f"        return _slow(({', '.join(names)},), grid, num_warps, num_stages)"]
+    key_parts, value_names = [], []
+    for i, p in enumerate(fn.params):
+        if p.is_constexpr:
+            key_parts.append(p.name)
+            continue
+        specialize = p.name not in fn.do_not_specialize
+        lines.append(f"    k{i}, v{i} = _argument_key({p.name}, {specialize})")
+        key_parts.append(f"k{i}")
+        value_names.append(f"v{i}")
+    lines += [
+        f"    entry = _cache.get(({', '.join(key_parts)}, num_warps, num_stages))",
+        "    if entry is None:",
+        f"        return _slow(({', '.join(names)},), grid, num_warps, num_stages)",
+        "    if type(grid) is not tuple:",
+        f"        grid = grid(dict({', '.join(f'{n}={n}' for n in names)})) "
+        "if callable(grid) else (grid,)",
+        f"    entry(grid, ({', '.join(value_names)}{',' if value_names else ''}), "
+        f"({', '.join(n for n, p in zip(names, fn.params) if not p.is_constexpr)}"
+        f"{',' if value_names else ''}))",
+    ]
+    namespace = dict(defaults, _slow=slow, _argument_key=argument_key, _cache=fn.fast_cache,
+                     _interpreting=lambda: _interpreting(fn))
+    exec("\n".join(lines), namespace)  # noqa: S102  (generated from the parameter names only)
+    return namespace[name]
+
+
+def _interpreting(fn) -> bool:
+    if fn.interpret is not None:
+        return bool(fn.interpret)
+    return os.environ.get("TILEC_INTERPRET", "0") not in ("", "0")
+
+
+class FastEntry:
+    """A compiled kernel ready to launch with the values argument_key produced."""
+
+    def __init__(self, kernel, keep: list[int]):
+        self.launcher = kernel.launcher()
+        self.keep = keep  # the positions (among runtime parameters) the kernel still takes
+
+    def __call__(self, grid, values, originals) -> None:
+        launcher = self.launcher
+        for slot, i in zip(launcher.slots, self.keep):
+            slot.value = values[i]
+        n = len(grid)
+        from cupy.cuda import driver, runtime
+        device = runtime.getDevice()
+        function = launcher.functions.get(device) or launcher.function(device)
+        driver.launchKernel(function, grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1,
+                            launcher.block, 1, 1, launcher.shared, fast_stream(originals),
+                            launcher.params_address, 0)
