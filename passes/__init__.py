@@ -7,3 +7,4 @@ from tilec.passes import combine  # noqa: F401
 from tilec.passes import tile_to_tilegpu  # noqa: F401
 from tilec.passes import remove_layout_conversions  # noqa: F401
 from tilec.passes import tilegpu_to_llvm  # noqa: F401
+from tilec.passes import coalesce  # noqa: F401
