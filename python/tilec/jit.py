@@ -197,18 +197,19 @@ class JITFunction:
     def _remember_fast(self, bound: dict, kernel, num_warps: int, num_stages: int) -> None:
         """Let the generated fast path find `kernel` for arguments like these."""
         from tilec.runtime import FastEntry, argument_key
-        parts, keep, position = [], [], 0
+        parts, keep, position, values = [], [], 0, []
         for p in self.params:
             if p.is_constexpr:
                 parts.append(bound[p.name])
                 continue
             part, _ = argument_key(bound[p.name], p.name not in self.do_not_specialize)
             parts.append(part)
+            values.append(bound[p.name])
             if part[0] != "constexpr":
                 keep.append(position)
             position += 1
         try:
-            self.fast_cache[(*parts, num_warps, num_stages)] = FastEntry(kernel, keep)
+            self.fast_cache[(*parts, num_warps, num_stages)] = FastEntry(kernel, keep, values)
         except TypeError:
             pass  # an unhashable constexpr: such launches stay on the slow path
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import inspect
 import os
+import struct
 
 from tilec.language import dtypes as T
 
@@ -170,20 +171,22 @@ def argument_key(value, specialize: bool):
                  value.item() if hasattr(value, "item") else value)
 
 
-def fast_stream(values) -> int:
-    """The current stream, cheaply: torch's raw stream when torch tensors are passed."""
-    for value in values:
-        if type(value).__module__.startswith("torch"):
-            import torch
-            return torch._C._cuda_getCurrentRawStream(torch.cuda.current_device())
+def _stream_getter(values):
+    """How to read the caller's current stream, decided once per compiled entry: torch's raw
+    stream when torch tensors are passed, else CuPy's."""
+    if any(type(v).__module__.startswith("torch") for v in values):
+        import torch
+        return torch._C._cuda_getCurrentRawStream
     import cupy
-    return cupy.cuda.get_current_stream().ptr
+    current = cupy.cuda.get_current_stream
+    return lambda device: current().ptr
 
 
 def make_fast_launch(fn, slow):
     """A launch function with `fn`'s own parameter list that computes the specialisation key
-    argument by argument and launches a compiled kernel from the in-memory cache; anything
-    else (first launch of a key, interpreter, unusual arguments) goes to `slow`."""
+    argument by argument (inline, for ints and arrays) and launches a compiled kernel from the
+    in-memory cache; anything else (a new key, the interpreter, other argument types) goes to
+    `slow`."""
     names = [p.name for p in fn.params]
     defaults = {f"_default_{p.name}": p.default for p in fn.params
                 if p.default is not inspect.Parameter.empty}
@@ -191,56 +194,84 @@ def make_fast_launch(fn, slow):
                                     else "") for p in fn.params)
     # Named after the kernel, so argument errors name it.
     name = fn.__name__ if fn.__name__ not in names and fn.__name__.isidentifier() else "launch"
+    everything = f"({', '.join(names)},)"
     lines = [f"def {name}({signature}, *, grid, num_warps=4, num_stages=3):",
-             "    if _interpreting():",
-             f"        return _slow(({', '.join(names)},), grid, num_warps, num_stages)"]
-    key_parts, value_names = [], []
+             "    if _interpret is not None and _interpret or _interpret is None and "
+             "_environ_get('TILEC_INTERPRET', '0') not in ('', '0'):",
+             f"        return _slow({everything}, grid, num_warps, num_stages)"]
+    key_parts, value_names, runtime_names = [], [], []
     for i, p in enumerate(fn.params):
         if p.is_constexpr:
             key_parts.append(p.name)
             continue
         specialize = p.name not in fn.do_not_specialize
-        lines.append(f"    k{i}, v{i} = _argument_key({p.name}, {specialize})")
-        key_parts.append(f"k{i}")
-        value_names.append(f"v{i}")
+        a, k, v = p.name, f"k{i}", f"v{i}"
+        int_key = (f"(('constexpr', 1) if {a} == 1 else ('i32' if -2147483648 <= {a} < "
+                   f"2147483648 else 'i64', {a} % 16 == 0))" if specialize else
+                   f"('i32' if -2147483648 <= {a} < 2147483648 else 'i64', False)")
+        lines += [
+            f"    t = type({a})",
+            f"    if t is int:",
+            f"        {k} = {int_key}; {v} = {a}",
+            f"    elif t in _getters:",
+            f"        {v} = _getters[t]({a}); {k} = ({a}.dtype, {v} % 16 == 0)"
+            if specialize else
+            f"        {v} = _getters[t]({a}); {k} = ({a}.dtype, False)",
+            f"    else:",
+            f"        {k}, {v} = _argument_key({a}, {specialize})",
+        ]
+        key_parts.append(k)
+        value_names.append(v)
+        runtime_names.append(a)
     lines += [
         f"    entry = _cache.get(({', '.join(key_parts)}, num_warps, num_stages))",
         "    if entry is None:",
-        f"        return _slow(({', '.join(names)},), grid, num_warps, num_stages)",
+        f"        return _slow({everything}, grid, num_warps, num_stages)",
         "    if type(grid) is not tuple:",
         f"        grid = grid(dict({', '.join(f'{n}={n}' for n in names)})) "
         "if callable(grid) else (grid,)",
-        f"    entry(grid, ({', '.join(value_names)}{',' if value_names else ''}), "
-        f"({', '.join(n for n, p in zip(names, fn.params) if not p.is_constexpr)}"
-        f"{',' if value_names else ''}))",
+        f"    entry(grid, ({', '.join(value_names)}{',' if value_names else ''}))",
     ]
     namespace = dict(defaults, _slow=slow, _argument_key=argument_key, _cache=fn.fast_cache,
-                     _interpreting=lambda: _interpreting(fn))
+                     _getters=_POINTER_GETTERS, _environ_get=os.environ.get,
+                     _interpret=fn.interpret)
     exec("\n".join(lines), namespace)  # noqa: S102  (generated from the parameter names only)
     return namespace[name]
 
 
-def _interpreting(fn) -> bool:
-    if fn.interpret is not None:
-        return bool(fn.interpret)
-    return os.environ.get("TILEC_INTERPRET", "0") not in ("", "0")
+_SLOT_FORMATS = {"i1": "?7x", "i8": "b7x", "i16": "h6x", "i32": "i4x", "i64": "q", "u8": "B7x",
+                 "u16": "H6x", "u32": "I4x", "u64": "Q", "fp32": "f4x", "fp64": "d"}
 
 
 class FastEntry:
-    """A compiled kernel ready to launch with the values argument_key produced."""
+    """A compiled kernel ready to launch with the values the fast path computed: they are
+    packed with one struct call into a buffer whose 8-byte slots the driver's argument array
+    points at."""
 
-    def __init__(self, kernel, keep: list[int]):
-        self.launcher = kernel.launcher()
+    def __init__(self, kernel, keep: list[int], values: list):
+        launcher = kernel.launcher()
         self.keep = keep  # the positions (among runtime parameters) the kernel still takes
-
-    def __call__(self, grid, values, originals) -> None:
-        launcher = self.launcher
-        for slot, i in zip(launcher.slots, self.keep):
-            slot.value = values[i]
-        n = len(grid)
+        kinds = launcher.kinds
+        self.pack = struct.Struct("<" + "".join("Q" if k.startswith("*") else _SLOT_FORMATS[k]
+                                                for k in kinds)).pack_into
+        self.buffer = ctypes.create_string_buffer(max(8 * len(kinds), 8))
+        base = ctypes.addressof(self.buffer)
+        self.addresses = (ctypes.c_void_p * max(len(kinds), 1))(
+            *[base + 8 * i for i in range(len(kinds))])
+        self.params = ctypes.addressof(self.addresses)
+        self.block, self.shared = launcher.block, launcher.shared
+        self.launcher = launcher
+        self.stream = _stream_getter(values)
         from cupy.cuda import driver, runtime
-        device = runtime.getDevice()
-        function = launcher.functions.get(device) or launcher.function(device)
-        driver.launchKernel(function, grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1,
-                            launcher.block, 1, 1, launcher.shared, fast_stream(originals),
-                            launcher.params_address, 0)
+        self.launch_kernel, self.get_device = driver.launchKernel, runtime.getDevice
+        self.all_kept = keep == list(range(len(keep)))
+
+    def __call__(self, grid, values) -> None:
+        if not self.all_kept:
+            values = [values[i] for i in self.keep]
+        self.pack(self.buffer, 0, *values)
+        device = self.get_device()
+        function = self.launcher.functions.get(device) or self.launcher.function(device)
+        n = len(grid)
+        self.launch_kernel(function, grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1,
+                           self.block, 1, 1, self.shared, self.stream(device), self.params, 0)
