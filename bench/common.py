@@ -1,0 +1,274 @@
+"""Helpers shared by the benchmarks in bench/: arguments, competitors, GPU timing, reports.
+
+- Competitors are imported with `importable(name)`: a missing one (or one that fails to import)
+  prints a note and its rows are skipped; it never makes a benchmark fail.
+- GPU timing (`time_gpu`) uses CUDA events (torch's when torch imports, else CuPy's) around each
+  repetition after a warm-up and takes the median. Bandwidth runs write a 256 MB buffer between
+  repetitions so every repetition starts with a cold L2. Nothing here uses triton.testing, so
+  tilec's numbers do not depend on Triton.
+- Results: `write_json` writes `<name>.json`, `save_plot` a `<name>.png` (matplotlib, Agg) when
+  matplotlib imports, `print_table` a plain-text table to stdout.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib
+import importlib.util
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+DEFAULT_OUT = BENCH / "results"
+KERNELS_FILE = BENCH / "kernels.py"
+L2_FLUSH_BYTES = 256 * 1024 * 1024
+
+
+class Mismatch(Exception):
+    """A kernel produced a wrong result: the only reason a benchmark exits non-zero."""
+
+
+# --- arguments -----------------------------------------------------------------------------------
+
+def make_parser(doc: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=doc.strip().splitlines()[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=doc)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help=f"directory for the JSON and PNG results (default {DEFAULT_OUT})")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="fake timings, touch no GPU: exercises the table, JSON and PNG code")
+    return parser
+
+
+# --- competitors ---------------------------------------------------------------------------------
+
+def importable(name: str, rows: str = "its rows are skipped"):
+    """The module `name`, or None with a printed note when it does not import."""
+    try:
+        return importlib.import_module(name)
+    except Exception as err:  # ImportError, but also a driver or CUDA error at import time
+        print(f"note: {name} is not importable ({type(err).__name__}: {err}); {rows}")
+        return None
+
+
+def import_tilec():
+    """tilec, from the installed package or from this checkout's python/ directory."""
+    try:
+        import tilec
+    except ImportError:
+        sys.path.insert(0, str(ROOT / "python"))
+        import tilec
+    return tilec
+
+
+def load_kernels(language, jit, tag: str) -> dict:
+    """Every kernel of kernels.py compiled by one framework: `language` is bound to `tl` before
+    the file runs, so tilec and Triton see the same source. Returns {name: jit function}."""
+    name = f"bench_kernels_{tag}"
+    spec = importlib.util.spec_from_file_location(name, KERNELS_FILE)
+    module = importlib.util.module_from_spec(spec)
+    module.tl = language
+    sys.modules[name] = module  # some frameworks look a kernel's module up by name
+    spec.loader.exec_module(module)
+    return {kernel: jit(getattr(module, kernel)) for kernel in module.KERNELS}
+
+
+def gpu_available(cupy=None, torch=None) -> bool:
+    """Whether CuPy or torch (whichever is given and imports) sees a CUDA device."""
+    if cupy is not None:
+        try:
+            if cupy.cuda.runtime.getDeviceCount() > 0:
+                return True
+        except Exception:
+            pass
+    if torch is not None:
+        try:
+            return bool(torch.cuda.is_available())
+        except Exception:
+            return False
+    return False
+
+
+def require_gpu(cupy=None, torch=None) -> None:
+    """Exit with status 2 and a clear line, not a CUDA traceback, when there is no GPU."""
+    if gpu_available(cupy=cupy, torch=torch):
+        return
+    print("error: no CUDA device is visible to CuPy or torch; this benchmark needs a GPU "
+          "(--dry-run checks the report code without one)")
+    sys.exit(2)
+
+
+# --- GPU arrays, events, timing ------------------------------------------------------------------
+
+class Gpu:
+    """Arrays, events and synchronisation through torch when it imports, else through CuPy."""
+
+    def __init__(self, torch=None, cupy=None):
+        if torch is None and cupy is None:
+            raise RuntimeError("neither torch nor CuPy imports: nothing can allocate GPU memory")
+        self.torch, self.cupy = torch, cupy
+        self.kind = "torch" if torch is not None else "cupy"
+
+    def rand(self, n: int, seed: int):
+        if self.torch is not None:
+            gen = self.torch.Generator(device="cuda").manual_seed(seed)
+            return self.torch.rand(n, device="cuda", dtype=self.torch.float32, generator=gen)
+        return self.cupy.random.default_rng(seed).random(n, dtype=self.cupy.float32)
+
+    def empty(self, n: int):
+        if self.torch is not None:
+            return self.torch.empty(n, device="cuda", dtype=self.torch.float32)
+        return self.cupy.empty(n, dtype=self.cupy.float32)
+
+    def poison(self, a) -> None:
+        """Fill with NaN, so a kernel that writes nothing cannot pass the check."""
+        a.fill_(float("nan")) if self.torch is not None else a.fill(float("nan"))
+
+    def equal(self, a, b) -> bool:
+        if self.torch is not None:
+            return bool(self.torch.equal(a, b))
+        return bool(self.cupy.array_equal(a, b))
+
+    def synchronize(self) -> None:
+        if self.torch is not None:
+            self.torch.cuda.synchronize()
+        else:
+            self.cupy.cuda.runtime.deviceSynchronize()
+
+    def event(self):
+        if self.torch is not None:
+            return self.torch.cuda.Event(enable_timing=True)
+        return self.cupy.cuda.Event()
+
+    def elapsed_ms(self, start, end) -> float:
+        if self.torch is not None:
+            return start.elapsed_time(end)
+        return self.cupy.cuda.get_elapsed_time(start, end)
+
+    def l2_flusher(self, nbytes: int = L2_FLUSH_BYTES):
+        """A function that writes `nbytes` of device memory, evicting the L2 (50 MB on H200)."""
+        if self.torch is not None:
+            buf = self.torch.empty(nbytes // 4, device="cuda", dtype=self.torch.int32)
+            return buf.zero_
+        buf = self.cupy.empty(nbytes // 4, dtype=self.cupy.int32)
+        return lambda: buf.fill(0)
+
+    def name(self) -> str:
+        if self.torch is not None:
+            return self.torch.cuda.get_device_name()
+        name = self.cupy.cuda.runtime.getDeviceProperties(self.cupy.cuda.Device().id)["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def time_gpu(gpu: Gpu, fn, warmup: int, repeats: int, flush=None) -> list[float]:
+    """Milliseconds of GPU time of each of `repeats` calls of `fn` (after `warmup` calls), each
+    between two CUDA events on the current stream, `flush()` before each when given."""
+    for _ in range(warmup):
+        fn()
+    gpu.synchronize()
+    starts = [gpu.event() for _ in range(repeats)]
+    ends = [gpu.event() for _ in range(repeats)]
+    for start, end in zip(starts, ends):
+        if flush is not None:
+            flush()
+        start.record()
+        fn()
+        end.record()
+    gpu.synchronize()
+    return [gpu.elapsed_ms(s, e) for s, e in zip(starts, ends)]
+
+
+def median(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def ratio(a, b) -> float | None:
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+# --- reports -------------------------------------------------------------------------------------
+
+def environment(modules: dict) -> dict:
+    """Where and with what a result was measured: versions of `modules` ({name: module|None})."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
+                                capture_output=True, timeout=10).stdout.strip() or None
+    except Exception:
+        commit = None
+    return {
+        "time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "host": socket.gethostname(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "git": commit,
+        "versions": {name: getattr(module, "__version__", None) if module is not None else None
+                     for name, module in modules.items()},
+    }
+
+
+def write_json(out_dir: Path, name: str, payload: dict) -> Path:
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{name}.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(payload, indent=2, default=str) + "\n")
+    os.replace(tmp, path)
+    print(f"wrote {path}")
+    return path
+
+
+def save_plot(out_dir: Path, name: str, draw) -> Path | None:
+    """`draw(plt)` returns a figure; it is saved as `<name>.png`. Skipped (with a note) when
+    matplotlib does not import."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception as err:
+        print(f"note: matplotlib is not importable ({type(err).__name__}: {err}); no {name}.png")
+        return None
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{name}.png"
+    fig = draw(plt)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    print(f"wrote {path}")
+    return path
+
+
+def fmt(value, spec: str = ".2f", suffix: str = "") -> str:
+    return "-" if value is None else f"{value:{spec}}{suffix}"
+
+
+def fmt_ratio(value) -> str:
+    return fmt(value, ".3f", "x")
+
+
+def print_table(title: str, headers: list[str], rows: list[list[str]]) -> None:
+    """A plain-text table: first column left-aligned, the others right-aligned."""
+    cells = [headers] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+
+    def line(row):
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+
+    print()
+    print(title)
+    print(line(headers))
+    print("  ".join("-" * w for w in widths).rstrip())
+    for row in cells[1:]:
+        print(line(row))
+    print()

@@ -1,0 +1,271 @@
+"""Warm launch overhead of a 4-argument kernel: tilec beside Triton and CuPy, in one process.
+
+    python bench/launch_overhead.py [--out DIR] [--launches 10000] [--rounds 5]
+    python bench/launch_overhead.py --dry-run      # fake timings, no GPU: checks the report code
+
+The kernel is vector add (bench/kernels.py:add_kernel; x, y, out, n) on n=128 elements with grid
+(1,): it does next to no work, so a loop of back-to-back launches measures what the host spends
+per launch. Each way of launching is warmed up (compiled, loaded), then timed as
+`time.perf_counter()` around --launches launches and one device synchronize; the reported figure
+is the median over --rounds of (loop time / launches), in microseconds. Arguments are bound and
+packed on every call, except for the floor:
+
+  tilec (torch)       add_kernel[(1,)](x, y, out, n, BLOCK=1024) with torch tensors
+  tilec (CuPy)        the same with CuPy arrays
+  tilec (grid fn)     the same (CuPy arrays) with a grid lambda meta -> (cdiv(n, BLOCK),)
+  Triton              the same source under @triton.jit, torch tensors
+  CuPy RawKernel      RawKernel.__call__ on an equivalent CUDA C kernel
+  torch.add           torch.add(x, y, out=out) (reference: torch's own dispatch)
+  driver floor        cupy.cuda.driver.launchKernel with a pre-packed void** argument buffer
+
+Target: tilec <= 6 us per launch. Writes launch_overhead.json and launch_overhead.png (bar chart)
+into --out. Each method's output is checked against x + y after its loop; exits 1 only when one
+differs (2 when there is no GPU at all).
+"""
+from __future__ import annotations
+
+import ctypes
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+
+N = 128
+BLOCK = 1024
+THREADS = 128  # the CUDA C kernel's block: one thread per element, as tilec's 4 warps
+TARGET_US = 6.0
+WARMUP_LAUNCHES = 200
+ORDER = ("tilec (torch)", "tilec (CuPy)", "tilec (grid fn)", "Triton", "CuPy RawKernel",
+         "torch.add", "driver floor")
+
+CUDA_SOURCE = r"""
+extern "C" __global__ void add_kernel(const float* x, const float* y, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = x[i] + y[i];
+}
+"""
+
+
+class Method:
+    """One way to launch: `launch()` does one launch; `out` is checked against `expected`."""
+
+    def __init__(self, name: str, launch, out, expected, reset, equal, synchronize, group: str,
+                 arrays: str):
+        self.name, self.launch, self.out, self.expected = name, launch, out, expected
+        self.reset, self.equal, self.synchronize = reset, equal, synchronize
+        self.group, self.arrays = group, arrays
+
+
+def build_methods(notes: list[str]) -> tuple[list[Method], dict]:
+    torch = common.importable("torch")
+    cupy = common.importable("cupy")
+    triton = common.importable("triton")
+    tilec = common.import_tilec()
+    modules = {"tilec": tilec, "triton": triton, "torch": torch, "cupy": cupy}
+    common.require_gpu(cupy=cupy, torch=torch)
+    import tilec.language as tilec_tl
+    tilec_add = common.load_kernels(tilec_tl, tilec.jit, "tilec")["add_kernel"]
+    grid = (1,)
+    methods = []
+
+    if torch is not None:
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        tx, ty = (torch.rand(N, device="cuda", generator=gen) for _ in range(2))
+        tout = torch.empty_like(tx)
+        texpected = tx + ty
+        torch_io = dict(out=tout, expected=texpected, reset=lambda: tout.fill_(float("nan")),
+                        equal=lambda a, b: bool(torch.equal(a, b)),
+                        synchronize=torch.cuda.synchronize, arrays="torch")
+        methods.append(Method("tilec (torch)", lambda: tilec_add[grid](
+            tx, ty, tout, N, BLOCK=BLOCK), group="tilec", **torch_io))
+        if triton is not None:
+            import triton.language as triton_tl
+            triton_add = common.load_kernels(triton_tl, triton.jit, "triton")["add_kernel"]
+            methods.append(Method("Triton", lambda: triton_add[grid](
+                tx, ty, tout, N, BLOCK=BLOCK), group="triton", **torch_io))
+        methods.append(Method("torch.add", lambda: torch.add(tx, ty, out=tout), group="torch",
+                              **torch_io))
+    else:
+        notes.append("torch not importable: no Triton, torch.add or tilec-with-torch rows")
+
+    if cupy is not None:
+        rng = cupy.random.default_rng(0)
+        cx, cy = (rng.random(N, dtype=cupy.float32) for _ in range(2))
+        cout = cupy.empty_like(cx)
+        cexpected = cx + cy
+        cupy_io = dict(out=cout, expected=cexpected, reset=lambda: cout.fill(float("nan")),
+                       equal=lambda a, b: bool(cupy.array_equal(a, b)),
+                       synchronize=cupy.cuda.runtime.deviceSynchronize, arrays="cupy")
+        methods.append(Method("tilec (CuPy)", lambda: tilec_add[grid](
+            cx, cy, cout, N, BLOCK=BLOCK), group="tilec", **cupy_io))
+        methods.append(Method("tilec (grid fn)", lambda: tilec_add[
+            lambda meta: (tilec.cdiv(meta["n"], meta["BLOCK"]),)](cx, cy, cout, N, BLOCK=BLOCK),
+            group="tilec", **cupy_io))
+        raw = cupy.RawKernel(CUDA_SOURCE, "add_kernel")
+        n32 = cupy.int32(N)
+        methods.append(Method("CuPy RawKernel", lambda: raw((1,), (THREADS,), (cx, cy, cout, n32)),
+                              group="cupy", **cupy_io))
+        methods.append(Method("driver floor", driver_floor(cupy, cx, cy, cout), group="floor",
+                              **cupy_io))
+    else:
+        notes.append("CuPy not importable: no CuPy, driver-floor or tilec-with-CuPy rows")
+    methods.sort(key=lambda m: ORDER.index(m.name))
+    return methods, modules
+
+
+def driver_floor(cupy, x, y, out):
+    """cuLaunchKernel through CuPy's driver binding with the argument buffer packed once."""
+    module = cupy.RawModule(code=CUDA_SOURCE)
+    function = module.get_function("add_kernel")
+    slots = [ctypes.c_uint64(x.data.ptr), ctypes.c_uint64(y.data.ptr),
+             ctypes.c_uint64(out.data.ptr), ctypes.c_int32(N)]
+    params = (ctypes.c_void_p * len(slots))(*[ctypes.addressof(s) for s in slots])
+    params_address = ctypes.addressof(params)
+    stream = cupy.cuda.get_current_stream().ptr
+    launch_kernel, fptr = cupy.cuda.driver.launchKernel, function.ptr
+
+    def launch():
+        launch_kernel(fptr, 1, 1, 1, THREADS, 1, 1, 0, stream, params_address, 0)
+    launch._keep = (module, function, slots, params)  # the buffer and module must outlive it
+    return launch
+
+
+def time_method(method: Method, launches: int, rounds: int) -> tuple[list[float], bool]:
+    """Microseconds per launch of each round, and whether the output was right."""
+    method.reset()
+    for _ in range(WARMUP_LAUNCHES):
+        method.launch()
+    method.synchronize()
+    correct = method.equal(method.out, method.expected)
+    launch = method.launch
+    per_round = []
+    for _ in range(rounds):
+        method.synchronize()
+        start = time.perf_counter()
+        for _ in range(launches):
+            launch()
+        method.synchronize()
+        per_round.append((time.perf_counter() - start) / launches * 1e6)
+    return per_round, correct
+
+
+def fake_results(rounds: int) -> list[dict]:
+    rng = random.Random(0)
+    model = {"tilec (torch)": ("tilec", "torch", 6.1), "tilec (CuPy)": ("tilec", "cupy", 5.4),
+             "tilec (grid fn)": ("tilec", "cupy", 5.9), "Triton": ("triton", "torch", 16.5),
+             "CuPy RawKernel": ("cupy", "cupy", 7.2), "torch.add": ("torch", "torch", 5.2),
+             "driver floor": ("floor", "cupy", 4.8)}
+    return [{"name": name, "group": group, "arrays": arrays, "correct": True,
+             "rounds_us": [us * rng.uniform(0.97, 1.06) for _ in range(rounds)]}
+            for name, (group, arrays, us) in model.items()]
+
+
+def summarise(results: list[dict]) -> None:
+    for r in results:
+        r["us_per_launch"] = common.median(r.get("rounds_us", []))
+    # tilec's row with the same kind of arrays: torch tensors and CuPy arrays cost differently
+    tilec_us = {}
+    for r in results:
+        if r["group"] == "tilec":
+            tilec_us.setdefault(r["arrays"], r["us_per_launch"])
+    for r in results:
+        r["ratio_tilec_to_this"] = common.ratio(tilec_us.get(r["arrays"]), r["us_per_launch"])
+
+
+def print_rows(results: list[dict]) -> None:
+    rows = [[r["name"], r["arrays"], common.fmt(r["us_per_launch"], ".2f"),
+             common.fmt_ratio(r["ratio_tilec_to_this"]),
+             "" if r.get("correct", True) else "MISMATCH"] for r in results]
+    common.print_table("warm launch overhead, us per launch (lower is better); tilec/this: "
+                       "tilec's us over this row's, same arrays (below 1: tilec launches faster)",
+                       ["method", "arrays", "us/launch", "tilec/this", ""], rows)
+
+
+def target_summary(results: list[dict]) -> dict:
+    tilec_rows = [r for r in results if r["group"] == "tilec" and r["us_per_launch"] is not None]
+    target = {"max_us": TARGET_US,
+              "measured": {r["name"]: r["us_per_launch"] for r in tilec_rows},
+              "met": {r["name"]: r["us_per_launch"] <= TARGET_US for r in tilec_rows}}
+    if not tilec_rows:
+        print("target: no tilec row was measured")
+    for r in tilec_rows:
+        print(f"target: {r['name']} {r['us_per_launch']:.2f} us per launch (needs <= {TARGET_US}): "
+              f"{'MET' if target['met'][r['name']] else 'MISSED'}")
+    return target
+
+
+def draw(results: list[dict]):
+    def figure(plt):
+        shown = [r for r in results if r["us_per_launch"] is not None]
+        fig, ax = plt.subplots(figsize=(8, 0.5 * len(shown) + 1.5))
+        colors = {"tilec": "C0", "triton": "C1", "torch": "C2", "cupy": "C3", "floor": "C7"}
+        names = [r["name"] for r in shown][::-1]
+        values = [r["us_per_launch"] for r in shown][::-1]
+        bars = ax.barh(names, values, color=[colors.get(r["group"], "C4") for r in shown][::-1])
+        for bar, value in zip(bars, values):
+            ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, f" {value:.2f}",
+                    va="center")
+        ax.axvline(TARGET_US, color="red", linestyle="--", linewidth=0.8,
+                   label=f"tilec target {TARGET_US} us")
+        ax.margins(x=0.12)
+        ax.set_xlabel("us per launch (warm, 4 arguments, grid (1,))")
+        ax.set_title("launch overhead")
+        ax.legend(loc="lower right")
+        ax.grid(True, axis="x", alpha=0.3)
+        return fig
+    return figure
+
+
+def main(argv=None) -> int:
+    parser = common.make_parser(__doc__)
+    parser.add_argument("--launches", type=int, default=10000, help="launches per round")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+    notes = []
+    if args.dry_run:
+        results, modules, gpu = fake_results(args.rounds), {}, None
+        notes.append("dry run: timings are fake")
+    else:
+        methods, modules = build_methods(notes)
+        results = []
+        for method in methods:
+            entry = {"name": method.name, "group": method.group, "arrays": method.arrays}
+            try:
+                entry["rounds_us"], entry["correct"] = time_method(method, args.launches,
+                                                                   args.rounds)
+            except Exception as err:
+                if method.group == "tilec":
+                    raise
+                entry["error"] = f"{type(err).__name__}: {err}"
+                print(f"note: {method.name} failed: {entry['error']}")
+            results.append(entry)
+            print(f"{method.name}: {common.fmt(common.median(entry.get('rounds_us', [])))} us")
+        gpu = common.Gpu(torch=modules["torch"], cupy=modules["cupy"])
+    summarise(results)
+    print_rows(results)
+    target = target_summary(results)
+    for note in notes:
+        print(f"note: {note}")
+    mismatches = [r["name"] for r in results if r.get("correct") is False]
+    env = common.environment(modules)
+    if gpu is not None:
+        env["gpu"] = gpu.name()
+    common.write_json(args.out, "launch_overhead", {
+        "benchmark": "launch_overhead", "dry_run": args.dry_run, "environment": env,
+        "config": {"n": N, "block": BLOCK, "grid": [1], "launches_per_round": args.launches,
+                   "rounds": args.rounds, "warmup_launches": WARMUP_LAUNCHES,
+                   "timer": "perf_counter around the launch loop and one synchronize"},
+        "results": results, "target": target, "notes": notes, "mismatches": mismatches,
+    })
+    common.save_plot(args.out, "launch_overhead", draw(results))
+    if mismatches:
+        print("MISMATCH: " + ", ".join(mismatches))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
