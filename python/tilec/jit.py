@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import hashlib
 import inspect
 import linecache
@@ -64,7 +65,7 @@ class JITFunction:
         first = next(line for line in lines if line.strip())
         self.indent = len(first) - len(first.lstrip())
         self.cache: dict = {}  # specialisation key -> compiled kernel
-        self.fast_cache: dict = {}  # runtime.argument_key parts -> runtime.FastEntry
+        self.fast_cache: dict = {}  # runtime.argument_key parts -> runtime.fast_entry tuple
         self._fast_launch = None
 
     def __repr__(self) -> str:
@@ -166,12 +167,16 @@ class JITFunction:
     def __getitem__(self, grid):
         fast = self._fast_launch
         if fast is None:
-            from tilec.runtime import make_fast_launch
-            fast = self._fast_launch = make_fast_launch(self, self._slow_launch)
+            fast = self._fast_launch = self._make_fast_launch()
+        return functools.partial(fast, grid=grid)
 
-        def launcher(*args, **kwargs):
-            return fast(*args, grid=grid, **kwargs)
-        return launcher
+    def _make_fast_launch(self):
+        try:
+            from tilec.runtime import make_fast_launch
+            return make_fast_launch(self, self._slow_launch)
+        except ImportError:  # no CuPy: every launch takes the general path
+            return lambda *args, grid, num_warps=4, num_stages=3, **kwargs: self.run(
+                *args, grid=grid, num_warps=num_warps, num_stages=num_stages, **kwargs)
 
     def _slow_launch(self, args: tuple, grid, num_warps: int, num_stages: int):
         return self.run(*args, grid=grid, num_warps=num_warps, num_stages=num_stages)
@@ -196,8 +201,8 @@ class JITFunction:
 
     def _remember_fast(self, bound: dict, kernel, num_warps: int, num_stages: int) -> None:
         """Let the generated fast path find `kernel` for arguments like these."""
-        from tilec.runtime import FastEntry, argument_key
-        parts, keep, position, values = [], [], 0, []
+        from tilec.runtime import argument_key, fast_entry
+        parts, keep, position, values, kinds = [], [], 0, [], []
         for p in self.params:
             if p.is_constexpr:
                 parts.append(bound[p.name])
@@ -205,11 +210,14 @@ class JITFunction:
             part, _ = argument_key(bound[p.name], p.name not in self.do_not_specialize)
             parts.append(part)
             values.append(bound[p.name])
+            kinds.append("i64" if part[0] == "constexpr" else "*" if not isinstance(part[0], str)
+                         else part[0])
             if part[0] != "constexpr":
                 keep.append(position)
             position += 1
         try:
-            self.fast_cache[(*parts, num_warps, num_stages)] = FastEntry(kernel, keep, values)
+            self.fast_cache[(*parts, num_warps, num_stages)] = fast_entry(kernel, keep, values,
+                                                                          kinds)
         except TypeError:
             pass  # an unhashable constexpr: such launches stay on the slow path
 

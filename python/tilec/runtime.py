@@ -197,7 +197,7 @@ def make_fast_launch(fn, slow):
     everything = f"({', '.join(names)},)"
     lines = [f"def {name}({signature}, *, grid, num_warps=4, num_stages=3):",
              "    if _interpret is not None and _interpret or _interpret is None and "
-             "_environ_get('TILEC_INTERPRET', '0') not in ('', '0'):",
+             "_environ_get(_INTERPRET_KEY, b'0') not in (b'', b'0'):",
              f"        return _slow({everything}, grid, num_warps, num_stages)"]
     key_parts, value_names, runtime_names = [], [], []
     for i, p in enumerate(fn.params):
@@ -230,11 +230,25 @@ def make_fast_launch(fn, slow):
         "    if type(grid) is not tuple:",
         f"        grid = grid(dict({', '.join(f'{n}={n}' for n in names)})) "
         "if callable(grid) else (grid,)",
-        f"    entry(grid, ({', '.join(value_names)}{',' if value_names else ''}))",
+        "    pack, buffer, params, block, shared, stream, functions, load = entry",
+        f"    pack(buffer, 0{''.join(', ' + v for v in value_names)})",
+        "    device = _get_device()",
+        "    n = len(grid)",
+        "    _launch(functions.get(device) or load(device), grid[0], grid[1] if n > 1 else 1,"
+        " grid[2] if n > 2 else 1, block, 1, 1, shared, stream(device), params, 0)",
     ]
+    from cupy.cuda import driver, runtime
+    # os.environ's own dict (bytes keys): the variable is still read at every launch, without
+    # os.environ's per-call key encoding.
+    environ = getattr(os.environ, "_data", None)
+    environ_get = environ.get if isinstance(environ, dict) else (
+        lambda key, default: os.environ.get(key.decode(), default.decode()).encode())
     namespace = dict(defaults, _slow=slow, _argument_key=argument_key, _cache=fn.fast_cache,
-                     _getters=_POINTER_GETTERS, _environ_get=os.environ.get,
-                     _interpret=fn.interpret)
+                     _getters=_POINTER_GETTERS, _environ_get=environ_get,
+                     _INTERPRET_KEY=os.environ.encodekey("TILEC_INTERPRET")
+                     if hasattr(os.environ, "encodekey") else b"TILEC_INTERPRET",
+                     _interpret=fn.interpret, _launch=driver.launchKernel,
+                     _get_device=runtime.getDevice)
     exec("\n".join(lines), namespace)  # noqa: S102  (generated from the parameter names only)
     return namespace[name]
 
@@ -243,35 +257,22 @@ _SLOT_FORMATS = {"i1": "?7x", "i8": "b7x", "i16": "h6x", "i32": "i4x", "i64": "q
                  "u16": "H6x", "u32": "I4x", "u64": "Q", "fp32": "f4x", "fp64": "d"}
 
 
-class FastEntry:
-    """A compiled kernel ready to launch with the values the fast path computed: they are
-    packed with one struct call into a buffer whose 8-byte slots the driver's argument array
-    points at."""
-
-    def __init__(self, kernel, keep: list[int], values: list):
-        launcher = kernel.launcher()
-        self.keep = keep  # the positions (among runtime parameters) the kernel still takes
-        kinds = launcher.kinds
-        self.pack = struct.Struct("<" + "".join("Q" if k.startswith("*") else _SLOT_FORMATS[k]
-                                                for k in kinds)).pack_into
-        self.buffer = ctypes.create_string_buffer(max(8 * len(kinds), 8))
-        base = ctypes.addressof(self.buffer)
-        self.addresses = (ctypes.c_void_p * max(len(kinds), 1))(
-            *[base + 8 * i for i in range(len(kinds))])
-        self.params = ctypes.addressof(self.addresses)
-        self.block, self.shared = launcher.block, launcher.shared
-        self.launcher = launcher
-        self.stream = _stream_getter(values)
-        from cupy.cuda import driver, runtime
-        self.launch_kernel, self.get_device = driver.launchKernel, runtime.getDevice
-        self.all_kept = keep == list(range(len(keep)))
-
-    def __call__(self, grid, values) -> None:
-        if not self.all_kept:
-            values = [values[i] for i in self.keep]
-        self.pack(self.buffer, 0, *values)
-        device = self.get_device()
-        function = self.launcher.functions.get(device) or self.launcher.function(device)
-        n = len(grid)
-        self.launch_kernel(function, grid[0], grid[1] if n > 1 else 1, grid[2] if n > 2 else 1,
-                           self.block, 1, 1, self.shared, self.stream(device), self.params, 0)
+def fast_entry(kernel, keep: list[int], values: list, runtime_kinds: list[str]) -> tuple:
+    """What the generated launcher needs to launch `kernel`: (pack, buffer, argument array,
+    block, shared bytes, stream getter, loaded functions by device, loader). Every runtime
+    argument is packed with one struct call into its own 8-byte slot; the driver's argument
+    array points at the slots of the parameters the kernel kept (`keep`), so arguments folded
+    into it (integers equal to 1) are packed but not passed."""
+    launcher = kernel.launcher()
+    formats = []
+    for kind, position in zip(runtime_kinds, range(len(runtime_kinds))):
+        kept_kind = launcher.kinds[keep.index(position)] if position in keep else None
+        kind = kept_kind or kind
+        formats.append("Q" if kind.startswith("*") else _SLOT_FORMATS.get(kind, "q"))
+    pack = struct.Struct("<" + "".join(formats)).pack_into
+    buffer = ctypes.create_string_buffer(max(8 * len(runtime_kinds), 8))
+    base = ctypes.addressof(buffer)
+    addresses = (ctypes.c_void_p * max(len(keep), 1))(*[base + 8 * i for i in keep])
+    launcher._keep_alive = (buffer, addresses)
+    return (pack, buffer, ctypes.addressof(addresses), launcher.block, launcher.shared,
+            _stream_getter(values), launcher.functions, launcher.function)
