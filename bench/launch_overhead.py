@@ -125,7 +125,9 @@ def driver_floor(cupy, x, y, out):
     params = (ctypes.c_void_p * len(slots))(*[ctypes.addressof(s) for s in slots])
     params_address = ctypes.addressof(params)
     stream = cupy.cuda.get_current_stream().ptr
-    launch_kernel, fptr = cupy.cuda.driver.launchKernel, function.ptr
+    # RawModule.get_function gives a RawKernel; its compiled Function holds the CUfunction.
+    fptr = function.kernel.ptr if hasattr(function, "kernel") else function.ptr
+    launch_kernel = cupy.cuda.driver.launchKernel
 
     def launch():
         launch_kernel(fptr, 1, 1, 1, THREADS, 1, 1, 0, stream, params_address, 0)
