@@ -65,7 +65,7 @@ class JITFunction:
         first = next(line for line in lines if line.strip())
         self.indent = len(first) - len(first.lstrip())
         self.cache: dict = {}  # specialisation key -> compiled kernel
-        self.fast_cache: dict = {}  # runtime.argument_key parts -> runtime.fast_entry tuple
+        self.fast_cache: dict = {}  # runtime.key_parts of the arguments -> runtime.fast_entry
         self._fast_launch = None
 
     def __repr__(self) -> str:
@@ -200,24 +200,20 @@ class JITFunction:
         return result
 
     def _remember_fast(self, bound: dict, kernel, num_warps: int, num_stages: int) -> None:
-        """Let the generated fast path find `kernel` for arguments like these."""
-        from tilec.runtime import argument_key, fast_entry
-        parts, keep, position, values, kinds = [], [], 0, [], []
+        """Let the generated fast launcher find `kernel` for arguments like these."""
+        from tilec.runtime import fast_entry, is_folded, key_parts
+        parts, keep, values = [], [], []
         for p in self.params:
             if p.is_constexpr:
                 parts.append(bound[p.name])
                 continue
-            part, _ = argument_key(bound[p.name], p.name not in self.do_not_specialize)
-            parts.append(part)
+            tag, flag, _ = key_parts(bound[p.name], p.name not in self.do_not_specialize)
+            parts += [tag, flag]
+            if not is_folded(tag, flag):
+                keep.append(len(values))
             values.append(bound[p.name])
-            kinds.append("i64" if part[0] == "constexpr" else "*" if not isinstance(part[0], str)
-                         else part[0])
-            if part[0] != "constexpr":
-                keep.append(position)
-            position += 1
         try:
-            self.fast_cache[(*parts, num_warps, num_stages)] = fast_entry(kernel, keep, values,
-                                                                          kinds)
+            self.fast_cache[(*parts, num_warps, num_stages)] = fast_entry(kernel, keep, values)
         except TypeError:
             pass  # an unhashable constexpr: such launches stay on the slow path
 

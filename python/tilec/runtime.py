@@ -150,25 +150,31 @@ def _cupy_pointer(array) -> int:
     return array.data.ptr
 
 
-def argument_key(value, specialize: bool):
-    """(the part of the specialisation key this argument decides, the value to launch with):
-    the fast twin of jit.specialize_argument, for the common types."""
+def key_parts(value, specialize: bool) -> tuple:
+    """(tag, flag, launch value) of one runtime argument: the two entries it adds to the fast
+    launch key, and what to pass to the kernel. Ints: ("i", 0 when folded as 1, else 1 +
+    divisible by 16 + 2 * 64-bit); arrays: (dtype, 16-byte aligned); floats: ("f", 0). The
+    generated launcher computes the same inline; this is the reference and the fallback."""
     t = type(value)
     if t is int:
-        if specialize:
-            if value == 1:
-                return ("constexpr", 1), None
-            return ("i32" if -2**31 <= value < 2**31 else "i64", value % 16 == 0), value
-        return ("i32" if -2**31 <= value < 2**31 else "i64", False), value
+        wide = not -2**31 <= value < 2**31
+        if specialize and value == 1:
+            return "i", 0, value
+        return "i", 1 + (specialize and value % 16 == 0) + 2 * wide, value
     if t is float:
-        return ("fp32", False), value
+        return "f", 0, value
     if hasattr(value, "dtype") and getattr(value, "shape", ()) != ():
         pointer = _pointer_getter(t)(value)
-        return (value.dtype, specialize and pointer % 16 == 0), pointer
+        return value.dtype, specialize and pointer % 16 == 0, pointer
     from tilec.jit import specialize_argument
     key = specialize_argument(value, specialize)
-    return key, (None if key[0] == "constexpr" else
-                 value.item() if hasattr(value, "item") else value)
+    launch = None if key[0] == "constexpr" else value.item() if hasattr(value, "item") else value
+    return ("other", key), key[0] == "constexpr", launch
+
+
+def is_folded(tag, flag) -> bool:
+    """Whether key_parts' (tag, flag) means the argument was folded into the kernel."""
+    return (tag == "i" and flag == 0) or (isinstance(tag, tuple) and bool(flag))
 
 
 def _stream_getter(values):
@@ -199,32 +205,32 @@ def make_fast_launch(fn, slow):
              "    if _interpret is not None and _interpret or _interpret is None and "
              "_environ_get(_INTERPRET_KEY, b'0') not in (b'', b'0'):",
              f"        return _slow({everything}, grid, num_warps, num_stages)"]
-    key_parts, value_names, runtime_names = [], [], []
+    key_names, value_names = [], []
     for i, p in enumerate(fn.params):
         if p.is_constexpr:
-            key_parts.append(p.name)
+            key_names.append(p.name)
             continue
         specialize = p.name not in fn.do_not_specialize
-        a, k, v = p.name, f"k{i}", f"v{i}"
-        int_key = (f"(('constexpr', 1) if {a} == 1 else ('i32' if -2147483648 <= {a} < "
-                   f"2147483648 else 'i64', {a} % 16 == 0))" if specialize else
-                   f"('i32' if -2147483648 <= {a} < 2147483648 else 'i64', False)")
+        a, tag, flag, v = p.name, f"p{i}", f"q{i}", f"v{i}"
+        int_flag = (f"0 if {a} == 1 else 1 + ({a} % 16 == 0) + 2 * "
+                    f"(not -2147483648 <= {a} < 2147483648)" if specialize else
+                    f"1 + 2 * (not -2147483648 <= {a} < 2147483648)")
+        array_flag = f"not {v} & 15" if specialize else "False"
         lines += [
             f"    t = type({a})",
             f"    if t is int:",
-            f"        {k} = {int_key}; {v} = {a}",
-            f"    elif t in _getters:",
-            f"        {v} = _getters[t]({a}); {k} = ({a}.dtype, {v} % 16 == 0)"
-            if specialize else
-            f"        {v} = _getters[t]({a}); {k} = ({a}.dtype, False)",
+            f"        {tag} = 'i'; {flag} = {int_flag}; {v} = {a}",
             f"    else:",
-            f"        {k}, {v} = _argument_key({a}, {specialize})",
+            f"        g = _getters_get(t)",
+            f"        if g is not None:",
+            f"            {v} = g({a}); {tag} = {a}.dtype; {flag} = {array_flag}",
+            f"        else:",
+            f"            {tag}, {flag}, {v} = _key_parts({a}, {specialize})",
         ]
-        key_parts.append(k)
+        key_names += [tag, flag]
         value_names.append(v)
-        runtime_names.append(a)
     lines += [
-        f"    entry = _cache.get(({', '.join(key_parts)}, num_warps, num_stages))",
+        f"    entry = _cache.get(({', '.join(key_names)}, num_warps, num_stages))",
         "    if entry is None:",
         f"        return _slow({everything}, grid, num_warps, num_stages)",
         "    if type(grid) is not tuple:",
@@ -243,8 +249,8 @@ def make_fast_launch(fn, slow):
     environ = getattr(os.environ, "_data", None)
     environ_get = environ.get if isinstance(environ, dict) else (
         lambda key, default: os.environ.get(key.decode(), default.decode()).encode())
-    namespace = dict(defaults, _slow=slow, _argument_key=argument_key, _cache=fn.fast_cache,
-                     _getters=_POINTER_GETTERS, _environ_get=environ_get,
+    namespace = dict(defaults, _slow=slow, _key_parts=key_parts, _cache=fn.fast_cache,
+                     _getters_get=_POINTER_GETTERS.get, _environ_get=environ_get,
                      _INTERPRET_KEY=os.environ.encodekey("TILEC_INTERPRET")
                      if hasattr(os.environ, "encodekey") else b"TILEC_INTERPRET",
                      _interpret=fn.interpret, _launch=driver.launchKernel,
@@ -257,20 +263,20 @@ _SLOT_FORMATS = {"i1": "?7x", "i8": "b7x", "i16": "h6x", "i32": "i4x", "i64": "q
                  "u16": "H6x", "u32": "I4x", "u64": "Q", "fp32": "f4x", "fp64": "d"}
 
 
-def fast_entry(kernel, keep: list[int], values: list, runtime_kinds: list[str]) -> tuple:
+def fast_entry(kernel, keep: list[int], values: list) -> tuple:
     """What the generated launcher needs to launch `kernel`: (pack, buffer, argument array,
     block, shared bytes, stream getter, loaded functions by device, loader). Every runtime
     argument is packed with one struct call into its own 8-byte slot; the driver's argument
     array points at the slots of the parameters the kernel kept (`keep`), so arguments folded
     into it (integers equal to 1) are packed but not passed."""
     launcher = kernel.launcher()
+    kept_kinds = dict(zip(keep, launcher.kinds))
     formats = []
-    for kind, position in zip(runtime_kinds, range(len(runtime_kinds))):
-        kept_kind = launcher.kinds[keep.index(position)] if position in keep else None
-        kind = kept_kind or kind
-        formats.append("Q" if kind.startswith("*") else _SLOT_FORMATS.get(kind, "q"))
+    for position in range(len(values)):
+        kind = kept_kinds.get(position, "i64")  # a folded argument: packed, never passed
+        formats.append("Q" if kind.startswith("*") else _SLOT_FORMATS[kind])
     pack = struct.Struct("<" + "".join(formats)).pack_into
-    buffer = ctypes.create_string_buffer(max(8 * len(runtime_kinds), 8))
+    buffer = ctypes.create_string_buffer(max(8 * len(values), 8))
     base = ctypes.addressof(buffer)
     addresses = (ctypes.c_void_p * max(len(keep), 1))(*[base + 8 * i for i in keep])
     launcher._keep_alive = (buffer, addresses)

@@ -152,3 +152,20 @@ def test_compiled_kernel_reports_resources():
                       constexprs={"BLOCK_SIZE": 1024})
     assert k.metadata["registers"] > 0 and k.metadata["spill_stores"] == 0
     assert k.asm["cubin"][:4] == b"\x7fELF"
+
+
+def test_warm_launches_respecialise_correctly():
+    """The fast launch path must pick a different compiled kernel whenever the specialisation
+    changes: n == 1, n not divisible by 16, misaligned views, dtypes."""
+    t = tutorial("01-vector-add")
+    base = cupy.asarray(RNG.random(5000, dtype=np.float32))
+    for n, offset in [(1024, 0), (1024, 0), (1, 0), (1000, 0), (1024, 1), (4096, 3), (1, 1)]:
+        x = base[offset:offset + n]
+        y = base[offset + 1:offset + 1 + n]
+        out = cupy.zeros(n, cupy.float32)
+        t.add_kernel[(-(-n // 256),)](x, y, out, n, BLOCK_SIZE=256)
+        cupy.testing.assert_array_equal(out, x + y)
+    halves = cupy.asarray(RNG.random(512).astype(np.float16))
+    out16 = cupy.zeros(512, cupy.float16)
+    t.add_kernel[(2,)](halves, halves, out16, 512, BLOCK_SIZE=256)
+    cupy.testing.assert_array_equal(out16, halves + halves)
