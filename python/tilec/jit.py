@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import ast
 import builtins
-import functools
 import hashlib
 import inspect
 import linecache
 import textwrap
+import types
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -67,6 +67,7 @@ class JITFunction:
         self.cache: dict = {}  # specialisation key -> compiled kernel
         self.fast_cache: dict = {}  # runtime.key_parts of the arguments -> runtime.fast_entry
         self._fast_launch = None
+        self._by_grid: dict = {}  # grid -> launcher with that grid built in
 
     def __repr__(self) -> str:
         return f"JITFunction({self.__module__}:{self.__qualname__})"
@@ -165,10 +166,27 @@ class JITFunction:
     # --- launching ------------------------------------------------------------------------
 
     def __getitem__(self, grid):
+        """`kernel[grid]`: the generated launcher with `grid` as its default (one function
+        object per distinct grid, kept for reuse), so the call goes straight into it."""
+        try:
+            return self._by_grid[grid]
+        except KeyError:
+            pass
+        except TypeError:  # an unhashable grid (a list): build one for this call only
+            return self._launcher_for(grid)
+        if len(self._by_grid) >= 256:
+            self._by_grid.clear()
+        launcher = self._by_grid[grid] = self._launcher_for(grid)
+        return launcher
+
+    def _launcher_for(self, grid):
         fast = self._fast_launch
         if fast is None:
             fast = self._fast_launch = self._make_fast_launch()
-        return functools.partial(fast, grid=grid)
+        bound = types.FunctionType(fast.__code__, fast.__globals__, fast.__name__,
+                                   fast.__defaults__, fast.__closure__)
+        bound.__kwdefaults__ = dict(fast.__kwdefaults__ or {}, grid=grid)
+        return bound
 
     def _make_fast_launch(self):
         try:
