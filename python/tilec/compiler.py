@@ -168,8 +168,10 @@ def ptx_pipeline(options: CompileOptions) -> str:
 
 def _run_stage(module, stage: str, pipeline: str, fn: JITFunction) -> None:
     dump = os.environ.get("TILEC_DUMP_IR") if os.environ.get("TILEC_DUMP_IR_AFTER_EACH") else None
-    options = PipelineOptions(dump_dir=str(Path(dump) / f"{fn.__name__}.{stage}.passes")
-                              if dump else None)
+    dump_dir = Path(dump) / f"{fn.__name__}.{stage}.passes" if dump else None
+    if dump_dir is not None:
+        dump_dir.mkdir(parents=True, exist_ok=True)  # MLIR writes one file per pass inside
+    options = PipelineOptions(dump_dir=str(dump_dir) if dump_dir else None)
     try:
         run_pipeline(module, parse_pipeline(pipeline), options)
     except DiagnosticError as err:
