@@ -11,7 +11,6 @@ import inspect
 import os
 import struct
 
-from tilec.language import dtypes as T
 
 _SCALAR_SLOTS = {
     "i1": ctypes.c_bool, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32,
@@ -123,8 +122,6 @@ def current_device(values) -> int:
     import cupy
     return cupy.cuda.Device().id
 
-
-_ = T
 
 
 # --- the warm launch path ----------------------------------------------------------------------

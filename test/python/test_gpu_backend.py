@@ -3,7 +3,6 @@
 Needs an NVIDIA GPU and CuPy: `pytest -m gpu` on the GPU machine."""
 from __future__ import annotations
 
-import importlib.util
 import itertools
 from pathlib import Path
 
@@ -11,20 +10,14 @@ import numpy as np
 import pytest
 
 import gpu_kernels as G
+from tutorial_loader import tutorial
 
 pytestmark = pytest.mark.gpu
 cupy = pytest.importorskip("cupy")
 
-ROOT = Path(__file__).resolve().parents[2]
 RNG = np.random.default_rng(1234)
 
 
-def tutorial(name):
-    spec = importlib.util.spec_from_file_location(name.replace("-", "_"),
-                                                  ROOT / "tutorials" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize("n", [1, 1000, 98432, 1 << 20])

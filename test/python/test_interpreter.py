@@ -2,7 +2,6 @@
 cannot make catch planted bugs without flagging correct kernels."""
 from __future__ import annotations
 
-import importlib.util
 import inspect
 from pathlib import Path
 
@@ -10,12 +9,12 @@ import numpy as np
 import pytest
 
 import interp_kernels as K
+from tutorial_loader import tutorial
 import tilec
 import tilec.language as tl
 from tilec.errors import (CompilationError, DeviceAssertionError, OffsetOverflowError,
                           OutOfBoundsError, RaceError)
 
-ROOT = Path(__file__).resolve().parents[2]
 KERNELS = Path(K.__file__).resolve()
 
 
@@ -26,12 +25,6 @@ def interpret(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
-def tutorial(name):
-    spec = importlib.util.spec_from_file_location(name.replace("-", "_"),
-                                                  ROOT / "tutorials" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def line_of(fn, marker="BUG") -> int:
