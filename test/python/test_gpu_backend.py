@@ -4,7 +4,6 @@ Needs an NVIDIA GPU and CuPy: `pytest -m gpu` on the GPU machine."""
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 import numpy as np
 import pytest
