@@ -80,3 +80,37 @@ def loop_accumulate(x_ptr, out_ptr, n, ROUNDS, BLOCK: tl.constexpr):
         acc = acc + 1.0
         k += 1
     tl.store(out_ptr + offs, acc, mask=mask)
+
+
+@tilec.jit
+def reduce_2d(x_ptr, out_ptr, M, N, OP: tl.constexpr, AXIS: tl.constexpr,
+              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    rm = tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    fill = 0 if OP in ("sum", "xor_sum") else (-1000 if OP in ("max", "argmax") else 1000)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :], mask=mask, other=fill)
+    if OP == "sum":
+        r = tl.sum(x, axis=AXIS)
+    elif OP == "max":
+        r = tl.max(x, axis=AXIS)
+    elif OP == "min":
+        r = tl.min(x, axis=AXIS)
+    elif OP == "argmax":
+        r = tl.argmax(x, axis=AXIS)
+    elif OP == "argmin":
+        r = tl.argmin(x, axis=AXIS)
+    else:
+        r = tl.xor_sum(x, axis=AXIS)
+    if AXIS == 0:
+        tl.store(out_ptr + rn, r.to(out_ptr.dtype.element_ty), mask=rn < N)
+    else:
+        tl.store(out_ptr + rm, r.to(out_ptr.dtype.element_ty), mask=rm < M)
+
+
+@tilec.jit
+def reduce_all(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(out_ptr, tl.sum(x))
+    tl.store(out_ptr + 1, tl.max(tl.reshape(x, (BLOCK,)), axis=0))

@@ -161,3 +161,59 @@ def test_warm_launches_respecialise_correctly():
     out16 = cupy.zeros(512, cupy.float16)
     t.add_kernel[(2,)](halves, halves, out16, 512, BLOCK_SIZE=256)
     cupy.testing.assert_array_equal(out16, halves + halves)
+
+
+@pytest.mark.parametrize("op", ["sum", "max", "min", "argmax", "argmin", "xor_sum"])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32])
+@pytest.mark.parametrize("M, N, BM, BN", [(37, 100, 64, 128), (256, 8, 256, 8), (4, 1000, 4, 1024)])
+def test_reductions_agree_with_the_interpreter(op, axis, dtype, M, N, BM, BN, monkeypatch):
+    if op == "xor_sum" and dtype is not np.int32:
+        pytest.skip("xor_sum is defined for integers only")
+    x = make(dtype, M * N)
+    if op.startswith("arg"):
+        out_dtype = np.int32
+    elif op == "sum" and dtype is np.float16:
+        out_dtype = np.float32
+    else:
+        out_dtype = dtype
+    out = np.zeros(N if axis == 0 else M, out_dtype)
+    gpu, interp = run_both(G.reduce_2d, (1,), [x, out, M, N], 1, monkeypatch, OP=op, AXIS=axis,
+                           BLOCK_M=BM, BLOCK_N=BN)
+    if op.startswith("arg") or dtype is np.int32:
+        np.testing.assert_array_equal(gpu, interp)
+    else:
+        np.testing.assert_allclose(gpu, interp, rtol=2e-3 if dtype is np.float16 else 1e-5,
+                                   atol=1e-3)
+
+
+def test_full_reduction_to_a_scalar(monkeypatch):
+    x = make(np.float32, 3000)
+    out = np.zeros(2, np.float32)
+    gpu, interp = run_both(G.reduce_all, (1,), [x, out, 3000], 1, monkeypatch, BLOCK=4096)
+    np.testing.assert_allclose(gpu, interp, rtol=1e-5)
+
+
+def test_fused_softmax_tutorial_on_the_gpu():
+    t = tutorial("02-fused-softmax")
+    x = RNG.standard_normal((1823, 781)).astype(np.float32)
+    dx, dy = cupy.asarray(x), cupy.empty((1823, 781), cupy.float32)
+    t.softmax_kernel[(1823,)](dy, dx, 781, 781, 1823, 781, BLOCK_SIZE=1024)
+    np.testing.assert_allclose(cupy.asnumpy(dy), t.reference(x), rtol=1e-5, atol=1e-6)
+    t.softmax_kernel[(100,)](dy, dx, 781, 781, 1823, 781, BLOCK_SIZE=1024)  # rows per program
+    np.testing.assert_allclose(cupy.asnumpy(dy), t.reference(x), rtol=1e-5, atol=1e-6)
+
+
+def test_layer_norm_forward_tutorial_on_the_gpu():
+    t = tutorial("05-layer-norm")
+    M, N = 151, 8192
+    x = RNG.standard_normal((M, N)).astype(np.float16)
+    w = RNG.random(N).astype(np.float16)
+    b = RNG.random(N).astype(np.float16)
+    dx, dw, db = cupy.asarray(x), cupy.asarray(w), cupy.asarray(b)
+    y = cupy.empty_like(dx)
+    mean = cupy.empty(M, cupy.float32)
+    rstd = cupy.empty(M, cupy.float32)
+    t.layer_norm_fwd[(M,)](dx, y, dw, db, mean, rstd, N, N, 1e-5, BLOCK_SIZE=1024)
+    np.testing.assert_allclose(cupy.asnumpy(y).astype(np.float32),
+                               t.reference(x, w, b).astype(np.float32), rtol=1e-2, atol=1e-2)
