@@ -182,6 +182,9 @@ def test_reductions_agree_with_the_interpreter(op, axis, dtype, M, N, BM, BN, mo
                            BLOCK_M=BM, BLOCK_N=BN)
     if op.startswith("arg") or dtype is np.int32:
         np.testing.assert_array_equal(gpu, interp)
+    elif op == "sum" and dtype is np.float16:
+        # fp16 sums accumulate in fp16 (as Triton's): the order of additions shows.
+        np.testing.assert_allclose(gpu, interp, rtol=2e-2, atol=5e-2)
     else:
         np.testing.assert_allclose(gpu, interp, rtol=2e-3 if dtype is np.float16 else 1e-5,
                                    atol=1e-3)
