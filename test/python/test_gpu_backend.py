@@ -221,3 +221,60 @@ def test_layer_norm_forward_tutorial_on_the_gpu():
     t.layer_norm_fwd[(M,)](dx, y, dw, db, mean, rstd, N, N, 1e-5, BLOCK_SIZE=1024)
     np.testing.assert_allclose(cupy.asnumpy(y).astype(np.float32),
                                t.reference(x, w, b).astype(np.float32), rtol=1e-2, atol=1e-2)
+
+
+def test_atomic_add_accumulates_across_programs():
+    import interp_kernels as K
+    src = cupy.ones(1024, cupy.float32)
+    out = cupy.zeros(1, cupy.float32)
+    K.atomic_sum[(16,)](src, out, BLOCK=64)
+    assert float(out[0]) == 1024.0
+
+
+def test_atomics_return_old_values_and_cas_has_one_winner():
+    import interp_kernels as K
+    counter = cupy.zeros(5, cupy.int32)
+    flags = cupy.zeros(1, cupy.int32)
+    out = cupy.zeros(1100, cupy.int32)
+    K.atomics[(3,)](counter, flags, out, BLOCK=8)
+    counter, flags, out = cupy.asnumpy(counter), cupy.asnumpy(flags), cupy.asnumpy(out)
+    np.testing.assert_array_equal(counter, [6, 6, 6, 6, 2])
+    # Each address got 6 increments: the old values seen are 0..5, each once.
+    olds = out[:24]
+    for address in range(4):
+        lanes = [olds[p * 8 + r] for p in range(3) for r in range(8) if r % 4 == address]
+        assert sorted(lanes) == list(range(6))
+    winners = out[1000:1003]
+    assert (winners == 0).sum() == 1 and flags[0] in (1, 2, 3)
+
+
+def test_layer_norm_backward_with_locks_on_the_gpu():
+    t = tutorial("05-layer-norm")
+    M, N, G = 64, 512, 8
+    x = RNG.standard_normal((M, N)).astype(np.float16)
+    w = RNG.random(N).astype(np.float16)
+    b = RNG.random(N).astype(np.float16)
+    dy = RNG.standard_normal((M, N)).astype(np.float16)
+    dx_, dy_, dw_, db_ = (cupy.asarray(a) for a in (x, dy, w, b))
+    y = cupy.empty_like(dx_)
+    mean = cupy.empty(M, cupy.float32)
+    rstd = cupy.empty(M, cupy.float32)
+    t.layer_norm_fwd[(M,)](dx_, y, dw_, db_, mean, rstd, N, N, 1e-5, BLOCK_SIZE=512)
+    grad_x = cupy.empty_like(dx_)
+    partial_dw = cupy.zeros((G, N), cupy.float16)
+    partial_db = cupy.zeros((G, N), cupy.float16)
+    locks = cupy.zeros(2 * G, cupy.int32)
+    t.layer_norm_bwd_dx_fused[(M,)](grad_x, dy_, partial_dw, partial_db, dx_, dw_, mean, rstd,
+                                    locks, N, N, GROUP_SIZE_M=G, BLOCK_SIZE_N=N)
+    dw = cupy.empty(N, cupy.float16)
+    db = cupy.empty(N, cupy.float16)
+    t.layer_norm_bwd_dwdb[(N // 32,)](partial_dw, partial_db, dw, db, G, N, BLOCK_SIZE_M=8,
+                                      BLOCK_SIZE_N=32)
+    x32, dy32 = x.astype(np.float32), dy.astype(np.float32)
+    m, r = cupy.asnumpy(mean), cupy.asnumpy(rstd)
+    xhat = (x32 - m[:, None]) * r[:, None]
+    np.testing.assert_allclose(cupy.asnumpy(dw).astype(np.float32), (dy32 * xhat).sum(axis=0),
+                               rtol=5e-2, atol=1e-1)
+    np.testing.assert_allclose(cupy.asnumpy(db).astype(np.float32), dy32.sum(axis=0),
+                               rtol=5e-2, atol=1e-1)
+    assert (cupy.asnumpy(locks)[:G] == 0).all()

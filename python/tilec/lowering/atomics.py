@@ -1,0 +1,139 @@
+"""Lowering of `tile.atomic_rmw` and `tile.atomic_cas` to LLVM atomics.
+
+An element that several threads hold (a replicated layout, or a scalar every thread has) is
+updated once: only the thread whose replicated lane and warp bits are zero issues the atomic;
+the old value reaches the other holders through shared memory.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, llvm, scf
+
+from tilec.layouts import to_linear
+from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
+from tilec.lowering.elementwise import _DYNAMIC_INDEX, _linear_offsets, _row_major
+
+_ORDERING = {"relaxed": "monotonic", "acquire": "acquire", "release": "release",
+             "acq_rel": "acq_rel"}
+_SCOPE = {"gpu": "device", "cta": "block", "sys": None}
+_BIN_OPS = {"add": "add", "fadd": "fadd", "and": "_and", "or": "_or", "xor": "_xor",
+            "max": "max", "min": "min", "umax": "umax", "umin": "umin", "xchg": "xchg"}
+
+
+def _owner_predicate(ctx: Lowering, layout, shape) -> ir.Value | None:
+    """True in the one thread of each group holding the same elements (None: every thread
+    holds its own)."""
+    if layout is None:  # a scalar: every thread has it; thread 0 of the program owns it
+        lane_bits, warp_bits = ctx.threads_per_warp - 1, ctx.num_warps - 1
+    else:
+        linear = to_linear(layout, tuple(shape))
+        lane_bits = sum(1 << b for b, basis in enumerate(linear.lane) if not any(basis))
+        warp_bits = sum(1 << b for b, basis in enumerate(linear.warp) if not any(basis))
+    if not lane_bits and not warp_bits:
+        return None
+    predicate = None
+    with ctx.prologue:
+        for source, bits in ((ctx.lane, lane_bits), (ctx.warp, warp_bits)):
+            if bits:
+                zero = arith.cmpi(arith.CmpIPredicate.eq, arith.andi(source, i32(bits)), i32(0))
+                predicate = zero if predicate is None else arith.andi(predicate, zero)
+    return predicate
+
+
+def _atomic(ctx: Lowering, op: ir.Operation, build) -> list:
+    """Run `build(pointer, values...) -> old value` per element, guarded by the mask and by
+    ownership; broadcast the old values to replicas when some thread is not the owner."""
+    sem = ir.StringAttr(op.attributes["sem"]).value
+    scope = _SCOPE[ir.StringAttr(op.attributes["scope"]).value]
+    ordering = getattr(llvm.AtomicOrdering, _ORDERING[sem])
+    result = op.results[0]
+    element = scalar_type(result.type)
+    tensor = isinstance(result.type, ir.RankedTensorType)
+    layout, shape = ctx.layout_of(result) if tensor else (None, ())
+    owner = _owner_predicate(ctx, layout, shape)
+    operands = [ctx.get(v) for v in op.operands]
+    count = len(operands[0].values) if tensor else 1
+
+    def lane_values(i):
+        return [d.values[i] if isinstance(d, Distributed) else d for d in operands]
+
+    olds = []
+    for i in range(count):
+        pointer, *rest = lane_values(i)
+        guard = owner
+        if op.name == "tile.atomic_rmw" and len(rest) == 2:  # value, mask
+            mask = rest.pop()
+            guard = mask if guard is None else arith.andi(guard, mask)
+        if guard is None:
+            olds.append(build(pointer, rest, ordering, scope))
+            continue
+        if_op = scf.IfOp(guard, [element], has_else=True)
+        with ir.InsertionPoint(if_op.then_block):
+            scf.YieldOp([build(pointer, rest, ordering, scope)])
+        with ir.InsertionPoint(if_op.else_block):
+            scf.YieldOp([llvm.mlir_undef(element)])
+        olds.append(if_op.results[0])
+    if owner is not None and list(result.uses):
+        olds = _broadcast_from_owner(ctx, olds, owner, layout, shape, element)
+    if not tensor:
+        return [olds[0]]
+    return [Distributed(layout, shape, olds)]
+
+
+def _broadcast_from_owner(ctx: Lowering, values, owner, layout, shape, element):
+    """Owners write the old values to shared memory; every holder reads them back."""
+    numel = 1
+    for s in shape:
+        numel *= s
+    nbytes = max(getattr(element, "width", 32) // 8, 1)
+    ctx.shared_bytes = max(ctx.shared_bytes, max(numel, 1) * nbytes)
+    base = ctx.shared_base()
+    smem_ptr = ir.Type.parse("!llvm.ptr<3>")
+    linear = to_linear(layout, tuple(shape)) if layout is not None else None
+    thread = _linear_offsets(ctx, layout, shape) if layout is not None else None
+
+    def address(reg):
+        constant = i32(_row_major(linear.register_coords(reg), shape) if linear else 0)
+        index = constant if thread is None else arith.addi(thread, constant)
+        return llvm.getelementptr(smem_ptr, base, [index], [_DYNAMIC_INDEX], element, 0)
+
+    ir.Operation.create("gpu.barrier")
+    for reg, value in enumerate(values):
+        if_op = scf.IfOp(owner, [], has_else=False)
+        with ir.InsertionPoint(if_op.then_block):
+            llvm.store(value, address(reg))
+            scf.YieldOp([])
+    ir.Operation.create("gpu.barrier")
+    return [llvm.load(element, address(reg)) for reg in range(len(values))]
+
+
+def _syncscope(scope):
+    return None if scope is None else ir.StringAttr.get(scope)
+
+
+@rule("tile.atomic_rmw")
+def lower_atomic_rmw(ctx: Lowering, op: ir.Operation):
+    kind = ir.StringAttr(op.attributes["rmw_op"]).value
+    element = scalar_type(op.results[0].type)
+    if kind in ("max", "min") and not isinstance(element, ir.IntegerType):
+        kind = "f" + kind
+    bin_op = getattr(llvm.AtomicBinOp, _BIN_OPS.get(kind, kind))
+
+    def build(pointer, rest, ordering, scope):
+        return llvm.atomicrmw(bin_op, pointer, rest[0], ordering, syncscope=_syncscope(scope))
+    return _atomic(ctx, op, build)
+
+
+@rule("tile.atomic_cas")
+def lower_atomic_cas(ctx: Lowering, op: ir.Operation):
+    element = scalar_type(op.results[0].type)
+
+    def build(pointer, rest, ordering, scope):
+        cmp, value = rest
+        failure = llvm.AtomicOrdering.monotonic if ordering in (
+            llvm.AtomicOrdering.release, llvm.AtomicOrdering.monotonic) else \
+            llvm.AtomicOrdering.acquire
+        result = llvm.cmpxchg(pointer, cmp, value, ordering, failure,
+                              syncscope=_syncscope(scope))
+        return llvm.extractvalue(element, result, ir.DenseI64ArrayAttr.get([0]))
+    return _atomic(ctx, op, build)
