@@ -6,7 +6,8 @@ wanted layout: elementwise `arith`/`math` ops, `tile.splat`, `tile.make_range`, 
 cannot be moved (loads, block arguments). Conversions to the same layout and conversions of
 conversions fold. Afterwards dead ops are erased and identical side-effect-free ops merged.
 Loads and stores keep the layouts tilegpu-coalesce chose: the conversions next to them are
-pushed away from them.
+pushed away from them. A reduction whose operands are conversions reduces the unconverted
+values instead (a reduction works in any layout).
 
 Example:
     %x = "tile.load"(...) : ... -> tensor<1024xf32, #L4>
@@ -113,6 +114,46 @@ def remove_conversions(module: ir.Operation) -> bool:
     return changed
 
 
+def sink_into_reductions(module: ir.Operation) -> bool:
+    """A reduction accepts any layout: one whose operands are all conversions from a single
+    layout reduces the unconverted values instead (its results take the matching slice layout
+    and are converted back for their users)."""
+    reduces = []
+
+    def collect(op):
+        if op.name == "tile.reduce":
+            reduces.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(collect, ir.WalkOrder.PRE_ORDER)
+    changed = False
+    for op in reduces:
+        owners = [v.owner for v in op.operands]
+        if not all(isinstance(o, (ir.Operation, ir.OpView)) and
+                   o.name == "tilegpu.convert_layout" for o in owners):
+            continue
+        sources = [o.operands[0] for o in owners]
+        layouts = {_layout(s) for s in sources}
+        if len(layouts) != 1:
+            continue
+        layout = layouts.pop()
+        axis = ir.IntegerAttr(op.attributes["axis"]).value
+        for i, source in enumerate(sources):
+            op.operands[i] = source
+        for result in op.results:
+            if not isinstance(result.type, ir.RankedTensorType):
+                continue
+            old_type = result.type
+            result.set_type(tilegpu.with_layout(old_type, SliceLayout(axis, layout)))
+            uses = [(use.owner, use.operand_number) for use in result.uses]
+            with ir.InsertionPoint.after(op), op.location:
+                back = tilegpu.convert_layout(result, tilegpu.tensor_layout(old_type))
+            for owner, number in uses:
+                owner.operands[number] = back
+        changed = True
+    return changed
+
+
 @register
 class RemoveLayoutConversions(Pass):
     name = "tilegpu-remove-layout-conversions"
@@ -121,6 +162,7 @@ class RemoveLayoutConversions(Pass):
     def run(self, module: ir.Operation) -> None:
         for _ in range(8):
             changed = remove_conversions(module)
+            changed |= sink_into_reductions(module)
             erase_dead_ops(module)
             cse_pure_ops(module)
             if not changed:

@@ -195,7 +195,7 @@ def test_full_reduction_to_a_scalar(monkeypatch):
     x = make(np.float32, 3000)
     out = np.zeros(2, np.float32)
     gpu, interp = run_both(G.reduce_all, (1,), [x, out, 3000], 1, monkeypatch, BLOCK=4096)
-    np.testing.assert_allclose(gpu, interp, rtol=1e-5)
+    np.testing.assert_allclose(gpu, interp, rtol=1e-4)  # 3000 fp32 terms in another order
 
 
 def test_fused_softmax_tutorial_on_the_gpu():
