@@ -3,10 +3,11 @@
 After it runs, every tensor value carries a layout encoding: the default blocked layout for its
 shape and `num-warps` (threads walk the fastest dimension first), except where an op fixes
 the relation between layouts: the operand of `tile.expand_dims` is the slice of its result's
-layout, a reduction's result is the slice of its operand's, and `tile.broadcast` keeps its
-operand's layout. Where the default would break such a relation a `tilegpu.convert_layout` is
-inserted; tilegpu-remove-layout-conversions removes most of them later. The module records
-`tilegpu.num_warps`, `tilegpu.threads_per_warp` and `tilegpu.target`.
+layout, a reduction's result is the slice of its operand's, `tile.broadcast` keeps its
+operand's layout and `tile.gather`'s index has its result's layout. Where the default would
+break such a relation a `tilegpu.convert_layout` is inserted; tilegpu-remove-layout-conversions
+removes most of them later. The module records `tilegpu.num_warps`, `tilegpu.threads_per_warp`
+and `tilegpu.target`.
 
 Example (num-warps=4):
     %r = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32>
@@ -70,6 +71,8 @@ class _Assigner:
             self.convert_operand(op, 0, tilegpu.tensor_layout(op.results[0].type))
         elif name == "tile.reduce":
             self.fix_reduce(op)
+        elif name == "tile.gather":  # the index is read where the result is held
+            self.convert_operand(op, 1, tilegpu.tensor_layout(op.results[0].type))
 
     def convert_operand(self, op: ir.Operation, index: int, layout) -> None:
         src = op.operands[index]

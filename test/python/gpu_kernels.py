@@ -114,3 +114,35 @@ def reduce_all(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
     tl.store(out_ptr, tl.sum(x))
     tl.store(out_ptr + 1, tl.max(tl.reshape(x, (BLOCK,)), axis=0))
+
+
+@tilec.jit
+def shapes_2d(x_ptr, out_ptr, OP: tl.constexpr, M: tl.constexpr, N: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+    if OP == "trans":
+        y = tl.trans(x)
+        tl.store(out_ptr + rn[:, None] * M + rm[None, :], y)
+    elif OP == "reshape":
+        y = tl.reshape(x, (N, M))
+        tl.store(out_ptr + rn[:, None] * M + rm[None, :], y)
+    elif OP == "join_split":
+        j = tl.join(x, x * 2)
+        a, b = tl.split(j)
+        tl.store(out_ptr + rm[:, None] * N + rn[None, :], a + b * 10)
+    elif OP == "cat":
+        c = tl.cat(x, x + 1, can_reorder=True)
+        r2 = tl.arange(0, 2 * M)
+        tl.store(out_ptr + r2[:, None] * N + rn[None, :], c)
+    else:
+        idx = (rm[:, None] * 7 + rn[None, :]) % M
+        tl.store(out_ptr + rm[:, None] * N + rn[None, :], tl.gather(x, idx, 0))
+
+
+@tilec.jit
+def philox_gpu(seed, out_u, out_n, out_i, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_u + offs, tl.rand(seed, offs))
+    tl.store(out_n + offs, tl.randn(seed, offs))
+    tl.store(out_i + offs, tl.randint(seed, offs))

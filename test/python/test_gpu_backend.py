@@ -278,3 +278,24 @@ def test_layer_norm_backward_with_locks_on_the_gpu():
     np.testing.assert_allclose(cupy.asnumpy(db).astype(np.float32), dy32.sum(axis=0),
                                rtol=5e-2, atol=1e-1)
     assert (cupy.asnumpy(locks)[:G] == 0).all()
+
+
+@pytest.mark.parametrize("op", ["trans", "reshape", "join_split", "cat", "gather"])
+def test_data_movement_agrees_with_the_interpreter(op, monkeypatch):
+    M, N = 32, 64
+    x = make(np.float32, M * N)
+    out = np.zeros(2 * M * N, np.float32)
+    gpu, interp = run_both(G.shapes_2d, (1,), [x, out], 1, monkeypatch, OP=op, M=M, N=N)
+    np.testing.assert_array_equal(gpu, interp)
+
+
+def test_random_numbers_are_bit_identical_to_the_interpreter(monkeypatch):
+    n = 4096
+    u, z, i = np.zeros(n, np.float32), np.zeros(n, np.float32), np.zeros(n, np.uint32)
+    dev = [cupy.zeros(n, cupy.float32), cupy.zeros(n, cupy.float32), cupy.zeros(n, cupy.uint32)]
+    G.philox_gpu[(n // 512,)](1234567, *dev, BLOCK=512)
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    G.philox_gpu[(n // 512,)](1234567, u, z, i, BLOCK=512)
+    np.testing.assert_array_equal(cupy.asnumpy(dev[2]), i)  # the raw bits
+    np.testing.assert_array_equal(cupy.asnumpy(dev[0]), u)
+    np.testing.assert_allclose(cupy.asnumpy(dev[1]), z, rtol=1e-5, atol=1e-6)  # log/cos

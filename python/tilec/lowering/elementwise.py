@@ -150,6 +150,7 @@ def lower_convert_layout(ctx: Lowering, op: ir.Operation):
     try:
         return [remap_registers(ctx, op, src, layout, shape, lambda coord: coord)]
     except NotImplementedError:
+        from tilec.lowering.data_movement import convert_through_shared
         element = scalar_type(op.results[0].type)
         return [convert_through_shared(ctx, src, layout, shape, element)]
 
@@ -178,43 +179,6 @@ def _row_major(coord, shape) -> int:
     for c, size in zip(coord, shape):
         index = index * size + c
     return index
-
-
-def convert_through_shared(ctx: Lowering, src: Distributed, layout, shape,
-                           element: ir.Type) -> Distributed:
-    """A layout change that moves data between threads: every thread writes its elements to
-    shared memory in row-major order, then reads the ones the new layout gives it. (Unpadded:
-    bank-conflict-free scratch layouts come with tilegpu-allocate-shared-memory.)"""
-    is_bool = isinstance(element, ir.IntegerType) and element.width == 1
-    stored = ir.IntegerType.get_signless(8) if is_bool else element
-    nbytes = max(getattr(stored, "width", 32) // 8, 1)
-    total = 1
-    for size in shape:
-        total *= size
-    ctx.shared_bytes = max(ctx.shared_bytes, total * nbytes)
-    base = ctx.shared_base()
-    smem_ptr = ir.Type.parse("!llvm.ptr<3>")
-
-    def address(index_value):
-        return llvm.getelementptr(smem_ptr, base, [index_value], [_DYNAMIC_INDEX], stored, 0)
-
-    def index_of(layout_, reg):
-        linear = to_linear(layout_, tuple(shape))
-        constant = i32(_row_major(linear.register_coords(reg), shape))
-        thread = _linear_offsets(ctx, layout_, shape)
-        return constant if thread is None else arith.addi(thread, constant)
-
-    ir.Operation.create("gpu.barrier")  # earlier readers of the scratch are done
-    for reg, value in enumerate(src.values):
-        if is_bool:
-            value = arith.extui(stored, value)
-        llvm.store(value, address(index_of(src.layout, reg)))
-    ir.Operation.create("gpu.barrier")
-    values = []
-    for reg in range(to_linear(layout, tuple(shape)).num_registers):
-        value = llvm.load(stored, address(index_of(layout, reg)))
-        values.append(arith.trunci(element, value) if is_bool else value)
-    return Distributed(layout, tuple(shape), values)
 
 
 @rule("tile.addptr")

@@ -1,0 +1,198 @@
+"""Ops that move elements between threads through shared memory: layout conversions, `trans`,
+`reshape`, `join`, `split`, `cat` and `gather`.
+
+Each writes its source elements into a scratch buffer at the row-major index of where they go,
+waits at a barrier, and reads back the elements its result's layout gives the thread. A
+coordinate is known per dimension as a constant (the register's part) plus this thread's
+offset (its lanes' and warps' part), so a permutation or a shift of coordinates costs nothing.
+(The scratch is unpadded for now; bank-conflict-free layouts come with shared-memory
+allocation.)
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mlir import ir
+from mlir.dialects import arith, llvm
+
+from tilec.layouts import to_linear
+from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
+
+_DYNAMIC_INDEX = -2147483648
+
+Part = tuple[int, ir.Value | None]  # constant + runtime offset of one coordinate
+
+
+def strides(shape) -> list[int]:
+    out, stride = [], 1
+    for size in reversed(shape):
+        out.append(stride)
+        stride *= size
+    return list(reversed(out))
+
+
+def coordinate(ctx: Lowering, layout, shape, reg: int) -> list[Part]:
+    offsets = ctx.thread_offsets(layout, tuple(shape))
+    consts = to_linear(layout, tuple(shape)).register_coords(reg)
+    return list(zip(consts, offsets))
+
+
+def linear_index(parts: list[Part], strides_: list[int]) -> ir.Value:
+    constant, total = 0, None
+    for (c, off), stride in zip(parts, strides_):
+        constant += c * stride
+        if off is not None:
+            term = off if stride == 1 else arith.muli(off, i32(stride))
+            total = term if total is None else arith.addi(total, term)
+    return i32(constant) if total is None else arith.addi(total, i32(constant))
+
+
+class Scratch:
+    """One round trip through shared memory for values of `element` type."""
+
+    def __init__(self, ctx: Lowering, element: ir.Type, numel: int):
+        self.is_bool = isinstance(element, ir.IntegerType) and element.width == 1
+        self.element = element
+        self.stored = ir.IntegerType.get_signless(8) if self.is_bool else element
+        width = self.stored.width if isinstance(self.stored, ir.IntegerType) else \
+            {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}.get(str(self.stored), 64)
+        ctx.shared_bytes = max(ctx.shared_bytes, numel * max(width // 8, 1))
+        self.base = ctx.shared_base()
+        self.pointer = ir.Type.parse("!llvm.ptr<3>")
+        ir.Operation.create("gpu.barrier")  # earlier readers of the scratch are done
+
+    def address(self, index: ir.Value) -> ir.Value:
+        return llvm.getelementptr(self.pointer, self.base, [index], [_DYNAMIC_INDEX],
+                                  self.stored, 0)
+
+    def write(self, value: ir.Value, index: ir.Value) -> None:
+        if self.is_bool:
+            value = arith.extui(self.stored, value)
+        llvm.store(value, self.address(index))
+
+    def wait(self) -> None:
+        ir.Operation.create("gpu.barrier")
+
+    def read(self, index: ir.Value) -> ir.Value:
+        value = llvm.load(self.stored, self.address(index))
+        return arith.trunci(self.element, value) if self.is_bool else value
+
+
+def move(ctx: Lowering, writes: list[tuple[Distributed, Callable]], layout, shape,
+         read_index: Callable, element: ir.Type, numel: int) -> Distributed:
+    """Write each source register at `where(coordinate parts)`, then read each register of
+    (layout, shape) at `read_index(coordinate parts, reg)`."""
+    scratch = Scratch(ctx, element, numel)
+    for src, where in writes:
+        for reg, value in enumerate(src.values):
+            scratch.write(value, where(coordinate(ctx, src.layout, src.shape, reg)))
+    scratch.wait()
+    values = [scratch.read(read_index(coordinate(ctx, layout, shape, reg), reg))
+              for reg in range(to_linear(layout, tuple(shape)).num_registers)]
+    return Distributed(layout, tuple(shape), values)
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def convert_through_shared(ctx: Lowering, src: Distributed, layout, shape,
+                           element: ir.Type) -> Distributed:
+    s = strides(shape)
+    return move(ctx, [(src, lambda parts: linear_index(parts, s))], layout, shape,
+                lambda parts, reg: linear_index(parts, s), element, _numel(shape))
+
+
+@rule("tile.trans")
+def lower_trans(ctx: Lowering, op: ir.Operation):
+    src = ctx.get(op.operands[0])
+    order = list(ir.DenseI32ArrayAttr(op.attributes["order"]))
+    layout, shape = ctx.layout_of(op.results[0])
+    s = strides(shape)
+
+    def where(parts):  # output dim k holds input dim order[k]
+        return linear_index([parts[d] for d in order], s)
+    return [move(ctx, [(src, where)], layout, shape, lambda parts, reg: linear_index(parts, s),
+                 scalar_type(op.results[0].type), _numel(shape))]
+
+
+@rule("tile.reshape")
+def lower_reshape(ctx: Lowering, op: ir.Operation):
+    src = ctx.get(op.operands[0])
+    layout, shape = ctx.layout_of(op.results[0])
+    in_strides, out_strides = strides(src.shape), strides(shape)
+    return [move(ctx, [(src, lambda parts: linear_index(parts, in_strides))], layout, shape,
+                 lambda parts, reg: linear_index(parts, out_strides),
+                 scalar_type(op.results[0].type), _numel(shape))]
+
+
+@rule("tile.join")
+def lower_join(ctx: Lowering, op: ir.Operation):
+    lhs, rhs = ctx.get(op.operands[0]), ctx.get(op.operands[1])
+    layout, shape = ctx.layout_of(op.results[0])
+    s = strides(shape)
+    writes = [(lhs, lambda parts: linear_index(parts + [(0, None)], s)),
+              (rhs, lambda parts: linear_index(parts + [(1, None)], s))]
+    return [move(ctx, writes, layout, shape, lambda parts, reg: linear_index(parts, s),
+                 scalar_type(op.results[0].type), _numel(shape))]
+
+
+@rule("tile.split")
+def lower_split(ctx: Lowering, op: ir.Operation):
+    src = ctx.get(op.operands[0])
+    s = strides(src.shape)
+    element = scalar_type(op.results[0].type)
+    results = []
+    for half, result in enumerate(op.results):
+        if isinstance(result.type, ir.RankedTensorType):
+            layout, shape = ctx.layout_of(result)
+        else:
+            layout, shape = None, ()
+        if layout is None:  # splitting a block of 2 into two scalars
+            scratch = Scratch(ctx, element, src.shape[-1])
+            for reg, value in enumerate(src.values):
+                scratch.write(value, linear_index(coordinate(ctx, src.layout, src.shape, reg), s))
+            scratch.wait()
+            results.append(scratch.read(i32(half)))
+            continue
+        results.append(move(ctx, [(src, lambda parts: linear_index(parts, s))], layout, shape,
+                            lambda parts, reg, h=half: linear_index(parts + [(h, None)], s),
+                            element, _numel(src.shape)))
+    return results
+
+
+@rule("tile.cat")
+def lower_cat(ctx: Lowering, op: ir.Operation):
+    lhs, rhs = ctx.get(op.operands[0]), ctx.get(op.operands[1])
+    layout, shape = ctx.layout_of(op.results[0])
+    s = strides(shape)
+    rows = lhs.shape[0]
+
+    def shifted(parts):
+        return linear_index([(parts[0][0] + rows, parts[0][1])] + parts[1:], s)
+    writes = [(lhs, lambda parts: linear_index(parts, s)), (rhs, shifted)]
+    return [move(ctx, writes, layout, shape, lambda parts, reg: linear_index(parts, s),
+                 scalar_type(op.results[0].type), _numel(shape))]
+
+
+@rule("tile.gather")
+def lower_gather(ctx: Lowering, op: ir.Operation):
+    src, index = ctx.get(op.operands[0]), ctx.get(op.operands[1])
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    layout, shape = ctx.layout_of(op.results[0])
+    s = strides(src.shape)
+    i32_type = ir.IntegerType.get_signless(32)
+
+    def read(parts, reg):
+        picked = index.values[reg]
+        if picked.type != i32_type:
+            picked = arith.trunci(i32_type, picked) if picked.type.width > 32 else \
+                arith.extsi(i32_type, picked)
+        parts = list(parts)
+        parts[axis] = (0, picked)
+        return linear_index(parts, s)
+    return [move(ctx, [(src, lambda parts: linear_index(parts, s))], layout, shape, read,
+                 scalar_type(op.results[0].type), _numel(src.shape))]
