@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from tilec.diagnostics import file_line_col
 from tilec.lowering import Lowering, LoweringError
 from tilec.lowering.context import value_type
 from tilec.passbase import Pass, register
@@ -44,16 +45,23 @@ class ConvertTileGPUToLLVM(Pass):
             if "tilegpu.threads_per_warp" in attrs else 32
         body = module.regions[0].blocks[0]
         kernels = [op.operation for op in body.operations if op.operation.name == "func.func"]
-        shared = 0
+        shared, largest = 0, None
         for func_op in kernels:
-            shared = max(shared, self._lower(func_op, body, num_warps, threads_per_warp))
+            lowering = self._lower(func_op, body, num_warps, threads_per_warp)
+            if lowering.shared_bytes > shared:
+                shared, largest = lowering.shared_bytes, lowering.largest_shared
             func_op.erase()
         module.attributes["gpu.container_module"] = ir.UnitAttr.get()
         module.attributes["tilegpu.shared_bytes"] = ir.IntegerAttr.get(
             ir.IntegerType.get_signless(32), shared)
+        if largest is not None:  # where the driver's OutOfResources points
+            where = file_line_col(largest[1])
+            if where:
+                module.attributes["tilegpu.shared_largest"] = ir.StringAttr.get(
+                    f"{where[0]}:{where[1]}")
 
     def _lower(self, func_op: ir.Operation, body: ir.Block, num_warps: int,
-               threads_per_warp: int) -> int:
+               threads_per_warp: int) -> Lowering:
         name = ir.StringAttr(func_op.attributes["sym_name"]).value
         entry = func_op.regions[0].blocks[0]
         arg_types = [value_type(a.type) for a in entry.arguments]
@@ -74,4 +82,4 @@ class ConvertTileGPUToLLVM(Pass):
                 lowering.lower_block(entry)
             except LoweringError as err:
                 raise self.fail(err.op, str(err)) from None
-        return lowering.shared_bytes
+        return lowering

@@ -20,7 +20,7 @@ from mlir.dialects import func
 
 from tilec.context import make_context
 from tilec.diagnostics import DiagnosticError
-from tilec.errors import BackendUnavailable, CompilationError
+from tilec.errors import BackendUnavailable, CompilationError, OutOfResources
 from tilec.frontend.codegen import CodeGenerator
 from tilec.jit import JITFunction
 from tilec.language.core import tensor
@@ -221,6 +221,7 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
         _run_stage(module, "llvm", LLVM_PIPELINE, fn)
         asm["llvm"] = module.operation.get_asm(enable_debug_info=True)
         metadata["shared"] = ir.IntegerAttr(module.attributes["tilegpu.shared_bytes"]).value
+        _check_shared(fn, module, metadata["shared"], options)
     if stop_after in ("tilegpu", "llvm"):
         kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
         _dump(kernel)
@@ -245,6 +246,23 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
     _dump(kernel)
     _to_cache(cache_key, kernel)
     return kernel
+
+
+# Dynamic shared memory a block may use, by compute capability (after cudaFuncSetAttribute).
+SHARED_LIMITS = {80: 163 * 1024, 86: 99 * 1024, 89: 99 * 1024, 90: 227 * 1024}
+
+
+def _check_shared(fn: JITFunction, module, shared: int, options: CompileOptions) -> None:
+    arch = parse_target(options.target)
+    limit = SHARED_LIMITS.get(arch, 48 * 1024)
+    if shared <= limit:
+        return
+    where = ""
+    if "tilegpu.shared_largest" in module.attributes:
+        line = ir.StringAttr(module.attributes["tilegpu.shared_largest"]).value
+        where = f"; the largest buffer is for {line}"
+    raise OutOfResources(f"{fn.__name__} needs {shared} bytes of shared memory but "
+                         f"{options.target} allows {limit}{where}: use smaller blocks")
 
 
 def _versions() -> dict[str, str]:

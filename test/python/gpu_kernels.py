@@ -146,3 +146,11 @@ def philox_gpu(seed, out_u, out_n, out_i, BLOCK: tl.constexpr):
     tl.store(out_u + offs, tl.rand(seed, offs))
     tl.store(out_n + offs, tl.randn(seed, offs))
     tl.store(out_i + offs, tl.randint(seed, offs))
+
+
+@tilec.jit
+def big_transpose(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+    tl.store(out_ptr + rn[:, None] * M + rm[None, :], tl.trans(x))  # needs M*N*4 bytes of scratch

@@ -148,3 +148,15 @@ def test_launch_without_a_gpu_says_so():
     a = _FakeDeviceArray()
     with pytest.raises(tilec.BackendUnavailable, match="TILEC_INTERPRET=1"):
         G.binary[(1,)](a, a, a, 1024, OP="add", BLOCK=1024)
+
+
+def test_too_much_shared_memory_fails_at_compile_time():
+    with pytest.raises(tilec.OutOfResources) as info:
+        tilec.compile(G.big_transpose, signature={"x_ptr": "*fp32", "out_ptr": "*fp32"},
+                      constexprs={"M": 256, "N": 512})
+    message = str(info.value)
+    assert "524288 bytes" in message and str(227 * 1024) in message
+    assert "gpu_kernels.py:" in message  # the kernel line of the largest buffer
+    small = tilec.compile(G.big_transpose, signature={"x_ptr": "*fp32", "out_ptr": "*fp32"},
+                          constexprs={"M": 64, "N": 128})
+    assert small.metadata["shared"] == 64 * 128 * 4

@@ -86,7 +86,7 @@ def _broadcast_from_owner(ctx: Lowering, values, owner, layout, shape, element):
     for s in shape:
         numel *= s
     nbytes = max(getattr(element, "width", 32) // 8, 1)
-    ctx.shared_bytes = max(ctx.shared_bytes, max(numel, 1) * nbytes)
+    ctx.need_shared(max(numel, 1) * nbytes)
     base = ctx.shared_base()
     smem_ptr = ir.Type.parse("!llvm.ptr<3>")
     linear = to_linear(layout, tuple(shape)) if layout is not None else None

@@ -70,6 +70,7 @@ class Lowering:
         self._offsets: dict[tuple, list[ir.Value]] = {}
         self.memo: dict = {}  # prologue values of the rules, by key
         self.shared_bytes = 0
+        self.largest_shared: tuple[int, ir.Location] | None = None  # for OutOfResources
 
     # --- values --------------------------------------------------------------------------
 
@@ -120,6 +121,13 @@ class Lowering:
             self.warp = arith.shrui(tid, i32(shift))
             anchor = i32(0)
         self.prologue = ir.InsertionPoint(anchor.owner)
+
+    def need_shared(self, nbytes: int) -> None:
+        """Record that the op being lowered uses `nbytes` of scratch shared memory (scratch is
+        reused from op to op, so the kernel needs the largest)."""
+        if nbytes > self.shared_bytes:
+            self.shared_bytes = nbytes
+            self.largest_shared = (nbytes, ir.Location.current)
 
     def shared_base(self) -> ir.Value:
         """The address of the kernel's dynamic shared memory (`@global_smem`)."""

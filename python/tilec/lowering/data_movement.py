@@ -56,7 +56,7 @@ class Scratch:
         self.stored = ir.IntegerType.get_signless(8) if self.is_bool else element
         width = self.stored.width if isinstance(self.stored, ir.IntegerType) else \
             {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}.get(str(self.stored), 64)
-        ctx.shared_bytes = max(ctx.shared_bytes, numel * max(width // 8, 1))
+        ctx.need_shared(numel * max(width // 8, 1))
         self.base = ctx.shared_base()
         self.pointer = ir.Type.parse("!llvm.ptr<3>")
         ir.Operation.create("gpu.barrier")  # earlier readers of the scratch are done

@@ -142,7 +142,7 @@ def _across_warps(ctx: Lowering, op: ir.Operation, groups: dict, src: Distribute
     element_types = [scalar_type(v.type) for v in op.operands]
     sizes = [_storage_bytes(t) for t in element_types]
     region_bytes = [numel * warps_along * s for s in sizes]
-    ctx.shared_bytes = max(ctx.shared_bytes, sum(region_bytes))
+    ctx.need_shared(sum(region_bytes))
     base = ctx.shared_base()
     smem_ptr = ir.Type.parse("!llvm.ptr<3>")
 
