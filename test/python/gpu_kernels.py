@@ -154,3 +154,23 @@ def big_transpose(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
     rn = tl.arange(0, N)
     x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
     tl.store(out_ptr + rn[:, None] * M + rm[None, :], tl.trans(x))  # needs M*N*4 bytes of scratch
+
+
+@tilec.jit
+def scans(x_ptr, out_ptr, OP: tl.constexpr, AXIS: tl.constexpr, M: tl.constexpr,
+          N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    if OP == "cumsum":
+        y = tl.cumsum(x, axis=AXIS)
+    elif OP == "cumsum_reverse":
+        y = tl.cumsum(x, axis=AXIS, reverse=True)
+    else:
+        y = tl.cumprod(x, axis=AXIS)
+    tl.store(out_ptr + offs, y)
+
+
+@tilec.jit
+def histogram_kernel(x_ptr, out_ptr, N: tl.constexpr, BINS: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr + tl.arange(0, BINS), tl.histogram(x, BINS))

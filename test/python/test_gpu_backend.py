@@ -299,3 +299,25 @@ def test_random_numbers_are_bit_identical_to_the_interpreter(monkeypatch):
     np.testing.assert_array_equal(cupy.asnumpy(dev[2]), i)  # the raw bits
     np.testing.assert_array_equal(cupy.asnumpy(dev[0]), u)
     np.testing.assert_allclose(cupy.asnumpy(dev[1]), z, rtol=1e-5, atol=1e-6)  # log/cos
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumsum_reverse", "cumprod"])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dtype", [np.int32, np.float32])
+def test_scans_agree_with_the_interpreter(op, axis, dtype, monkeypatch):
+    M, N = 16, 128
+    x = make(dtype, M * N) if op != "cumprod" else (RNG.integers(1, 3, M * N).astype(dtype))
+    out = np.zeros(M * N, dtype)
+    gpu, interp = run_both(G.scans, (1,), [x, out], 1, monkeypatch, OP=op, AXIS=axis, M=M, N=N)
+    if dtype is np.int32:
+        np.testing.assert_array_equal(gpu, interp)
+    else:
+        np.testing.assert_allclose(gpu, interp, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("n, bins", [(1024, 64), (64, 256), (4096, 8)])
+def test_histogram_agrees_with_the_interpreter(n, bins, monkeypatch):
+    x = RNG.integers(-3, bins + 3, n).astype(np.int32)  # some outside [0, bins): not counted
+    out = np.zeros(bins, np.int32)
+    gpu, interp = run_both(G.histogram_kernel, (1,), [x, out], 1, monkeypatch, N=n, BINS=bins)
+    np.testing.assert_array_equal(gpu, interp)

@@ -1,6 +1,6 @@
 """Warp distribution: the lowering rules of convert-tilegpu-to-llvm, one per op."""
 from tilec.lowering import (atomics, control_flow, data_movement, elementwise,  # noqa: F401
-                            memory, reductions)
+                            memory, reductions, scans)
 from tilec.lowering.context import RULES, Distributed, Lowering, LoweringError
 
 __all__ = ["RULES", "Distributed", "Lowering", "LoweringError"]

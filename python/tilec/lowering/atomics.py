@@ -137,3 +137,36 @@ def lower_atomic_cas(ctx: Lowering, op: ir.Operation):
                               syncscope=_syncscope(scope))
         return llvm.extractvalue(element, result, ir.DenseI64ArrayAttr.get([0]))
     return _atomic(ctx, op, build)
+
+
+@rule("tile.histogram")
+def lower_histogram(ctx: Lowering, op: ir.Operation):
+    """Counts in shared memory: zeroed, incremented with shared-memory atomics by the one
+    holder of each input element, then read in the result's layout."""
+    from tilec.lowering.data_movement import Scratch, coordinate, linear_index
+    src = ctx.get(op.operands[0])
+    layout, shape = ctx.layout_of(op.results[0])
+    bins = shape[0]
+    counts = ir.IntegerType.get_signless(32)
+    scratch = Scratch(ctx, counts, bins)
+    out_registers = to_linear(layout, tuple(shape)).num_registers
+    for reg in range(out_registers):
+        scratch.write(i32(0), linear_index(coordinate(ctx, layout, shape, reg), [1]))
+    scratch.wait()
+    owner = _owner_predicate(ctx, src.layout, src.shape)
+    for value in src.values:
+        if value.type != counts:
+            value = arith.trunci(counts, value) if value.type.width > 32 else \
+                arith.extsi(counts, value)
+        inside = arith.andi(arith.cmpi(arith.CmpIPredicate.sge, value, i32(0)),
+                            arith.cmpi(arith.CmpIPredicate.slt, value, i32(bins)))
+        guard = inside if owner is None else arith.andi(inside, owner)
+        if_op = scf.IfOp(guard, [], has_else=False)
+        with ir.InsertionPoint(if_op.then_block):
+            llvm.atomicrmw(llvm.AtomicBinOp.add, scratch.address(value), i32(1),
+                           llvm.AtomicOrdering.monotonic, syncscope=ir.StringAttr.get("block"))
+            scf.YieldOp([])
+    scratch.wait()
+    values = [scratch.read(linear_index(coordinate(ctx, layout, shape, reg), [1]))
+              for reg in range(out_registers)]
+    return [Distributed(layout, shape, values)]

@@ -1,0 +1,82 @@
+"""Lowering of `tile.scan`: an inclusive scan by doubling (Hillis-Steele) through shared memory.
+
+Every step writes the current values, waits, and combines each element with the one `step`
+places earlier along the axis (later, for a reverse scan): log2(n) steps for any layout and any
+number of operands. (A warp-shuffle scan for the common layouts is a later optimisation.)
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, llvm
+
+from tilec.layouts import to_linear
+from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
+from tilec.lowering.data_movement import _DYNAMIC_INDEX, coordinate, linear_index, strides
+from tilec.lowering.reductions import combine
+
+_SLOT_BYTES = 8  # each operand's region gives every element 8 bytes, enough for any type
+
+
+@rule("tile.scan")
+def lower_scan(ctx: Lowering, op: ir.Operation):
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    reverse = ir.BoolAttr(op.attributes["reverse"]).value
+    inputs = [ctx.get(v) for v in op.operands]
+    layout, shape = inputs[0].layout, inputs[0].shape
+    numel = 1
+    for s in shape:
+        numel *= s
+    types = [scalar_type(v.type) for v in op.operands]
+    stored = [ir.IntegerType.get_signless(8) if isinstance(t, ir.IntegerType) and t.width == 1
+              else t for t in types]
+    ctx.need_shared(numel * _SLOT_BYTES * len(inputs))
+    base = ctx.shared_base()
+    byte = ir.IntegerType.get_signless(8)
+    smem_ptr = ir.Type.parse("!llvm.ptr<3>")
+    regions = [llvm.getelementptr(smem_ptr, base, [i32(k * numel * _SLOT_BYTES)],
+                                  [_DYNAMIC_INDEX], byte, 0) for k in range(len(inputs))]
+    s = strides(shape)
+    count = to_linear(layout, tuple(shape)).num_registers
+    coords = [coordinate(ctx, layout, shape, reg) for reg in range(count)]
+    indices = [linear_index(parts, s) for parts in coords]
+    axis_coords = [_value(parts[axis]) for parts in coords]
+    values = [[d.values[reg] for d in inputs] for reg in range(count)]
+
+    def address(k, index):
+        return llvm.getelementptr(smem_ptr, regions[k], [index], [_DYNAMIC_INDEX], stored[k], 0)
+
+    step = 1
+    while step < shape[axis]:
+        ir.Operation.create("gpu.barrier")
+        for reg in range(count):
+            for k, value in enumerate(values[reg]):
+                if stored[k] != types[k]:
+                    value = arith.extui(stored[k], value)
+                llvm.store(value, address(k, indices[reg]))
+        ir.Operation.create("gpu.barrier")
+        new_values = []
+        for reg in range(count):
+            if reverse:
+                has = arith.cmpi(arith.CmpIPredicate.slt, arith.addi(axis_coords[reg], i32(step)),
+                                 i32(shape[axis]))
+                other_index = arith.addi(indices[reg], i32(step * s[axis]))
+            else:
+                has = arith.cmpi(arith.CmpIPredicate.sge, axis_coords[reg], i32(step))
+                other_index = arith.subi(indices[reg], i32(step * s[axis]))
+            safe = arith.select(has, other_index, indices[reg])
+            others = []
+            for k in range(len(inputs)):
+                loaded = llvm.load(stored[k], address(k, safe))
+                others.append(arith.trunci(types[k], loaded) if stored[k] != types[k] else loaded)
+            mine = values[reg]
+            combined = combine(ctx, op, others, mine)  # (the earlier element, this one)
+            new_values.append([arith.select(has, c, v) for c, v in zip(combined, mine)])
+        values = new_values
+        step *= 2
+    return [Distributed(layout, shape, [values[reg][k] for reg in range(count)])
+            for k in range(len(inputs))]
+
+
+def _value(part) -> ir.Value:
+    constant, offset = part
+    return i32(constant) if offset is None else arith.addi(offset, i32(constant))
