@@ -174,3 +174,9 @@ def scans(x_ptr, out_ptr, OP: tl.constexpr, AXIS: tl.constexpr, M: tl.constexpr,
 def histogram_kernel(x_ptr, out_ptr, N: tl.constexpr, BINS: tl.constexpr):
     x = tl.load(x_ptr + tl.arange(0, N))
     tl.store(out_ptr + tl.arange(0, BINS), tl.histogram(x, BINS))
+
+
+@tilec.jit
+def sort_kernel(x_ptr, out_ptr, DESCENDING: tl.constexpr, M: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    tl.store(out_ptr + offs, tl.sort(tl.load(x_ptr + offs), descending=DESCENDING))

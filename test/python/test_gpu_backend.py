@@ -321,3 +321,14 @@ def test_histogram_agrees_with_the_interpreter(n, bins, monkeypatch):
     out = np.zeros(bins, np.int32)
     gpu, interp = run_both(G.histogram_kernel, (1,), [x, out], 1, monkeypatch, N=n, BINS=bins)
     np.testing.assert_array_equal(gpu, interp)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float16])
+@pytest.mark.parametrize("M, N", [(4, 256), (32, 16), (1, 2048)])
+def test_sort_agrees_with_the_interpreter(descending, dtype, M, N, monkeypatch):
+    x = make(dtype, M * N)
+    out = np.zeros(M * N, dtype)
+    gpu, interp = run_both(G.sort_kernel, (1,), [x, out], 1, monkeypatch, DESCENDING=descending,
+                           M=M, N=N)
+    np.testing.assert_array_equal(gpu, interp)

@@ -80,3 +80,68 @@ def lower_scan(ctx: Lowering, op: ir.Operation):
 def _value(part) -> ir.Value:
     constant, offset = part
     return i32(constant) if offset is None else arith.addi(offset, i32(constant))
+
+
+@rule("tile.sort")
+def lower_sort(ctx: Lowering, op: ir.Operation):
+    """A bitonic sorting network along the last axis, one compare-exchange stage per shared
+    memory round trip: each element takes the smaller or larger of itself and its partner
+    (index XOR j), so no two threads write the same element."""
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    descending = ir.BoolAttr(op.attributes["descending"]).value
+    src = ctx.get(op.operands[0])
+    layout, shape = src.layout, src.shape
+    element = scalar_type(op.operands[0].type)
+    numel = 1
+    for s in shape:
+        numel *= s
+    ctx.need_shared(numel * _SLOT_BYTES)
+    base = ctx.shared_base()
+    smem_ptr = ir.Type.parse("!llvm.ptr<3>")
+    s = strides(shape)
+    count = len(src.values)
+    coords = [coordinate(ctx, layout, shape, reg) for reg in range(count)]
+    indices = [linear_index(parts, s) for parts in coords]
+    positions = [_value(parts[axis]) for parts in coords]
+    values = list(src.values)
+    is_float = not isinstance(element, ir.IntegerType)
+
+    def address(index):
+        return llvm.getelementptr(smem_ptr, base, [index], [_DYNAMIC_INDEX], element, 0)
+
+    def smaller(a, b):
+        if is_float:
+            return arith.cmpf(arith.CmpFPredicate.OLT, a, b)
+        return arith.cmpi(arith.CmpIPredicate.slt, a, b)
+
+    n = shape[axis]
+    k = 2
+    while k <= n:
+        j = k // 2
+        while j >= 1:
+            ir.Operation.create("gpu.barrier")
+            for reg in range(count):
+                llvm.store(values[reg], address(indices[reg]))
+            ir.Operation.create("gpu.barrier")
+            new_values = []
+            for reg in range(count):
+                i = positions[reg]
+                partner_pos = arith.xori(i, i32(j))
+                delta = arith.muli(arith.subi(partner_pos, i), i32(s[axis]))
+                other = llvm.load(element, address(arith.addi(indices[reg], delta)))
+                mine = values[reg]
+                lower_half = arith.cmpi(arith.CmpIPredicate.eq, arith.andi(i, i32(j)), i32(0))
+                ascending_block = arith.cmpi(arith.CmpIPredicate.eq, arith.andi(i, i32(k)),
+                                             i32(0))
+                if descending:
+                    ascending_block = arith.xori(ascending_block, arith.constant(
+                        ir.IntegerType.get_signless(1), 1))
+                take_min = arith.xori(lower_half, ascending_block)  # both or neither: min
+                take_min = arith.xori(take_min, arith.constant(ir.IntegerType.get_signless(1), 1))
+                lo = arith.select(smaller(other, mine), other, mine)
+                hi = arith.select(smaller(other, mine), mine, other)
+                new_values.append(arith.select(take_min, lo, hi))
+            values = new_values
+            j //= 2
+        k *= 2
+    return [Distributed(layout, shape, values)]
