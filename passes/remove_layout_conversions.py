@@ -26,7 +26,7 @@ from mlir import ir
 
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import SliceLayout
-from tilec.passbase import Pass, register
+from tilec.passbase import Pass, ops_in, register
 from tilec.passes.combine import cse_pure_ops, erase_dead_ops
 
 _FREE_TO_RECOMPUTE = frozenset({"tile.splat", "tile.make_range", "tile.addptr", "arith.constant",
@@ -94,17 +94,9 @@ class _Rematerializer:
 
 
 def remove_conversions(module: ir.Operation) -> bool:
-    converts = []
-
-    def collect(op):
-        if op.name == "tilegpu.convert_layout":
-            converts.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect, ir.WalkOrder.PRE_ORDER)
     remat = _Rematerializer()
     changed = False
-    for op in converts:
+    for op in ops_in(module, "tilegpu.convert_layout"):
         replacement = remat.value_in(op.operands[0], _layout(op.results[0]))
         if replacement is None:
             continue
@@ -118,16 +110,8 @@ def sink_into_reductions(module: ir.Operation) -> bool:
     """A reduction accepts any layout: one whose operands are all conversions from a single
     layout reduces the unconverted values instead (its results take the matching slice layout
     and are converted back for their users)."""
-    reduces = []
-
-    def collect(op):
-        if op.name == "tile.reduce":
-            reduces.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(collect, ir.WalkOrder.PRE_ORDER)
     changed = False
-    for op in reduces:
+    for op in ops_in(module, "tile.reduce"):
         owners = [v.owner for v in op.operands]
         if not all(isinstance(o, (ir.Operation, ir.OpView)) and
                    o.name == "tilegpu.convert_layout" for o in owners):

@@ -21,7 +21,7 @@ from mlir import ir
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import SliceLayout
 from tilec.layouts import default_blocked
-from tilec.passbase import Option, Pass, register
+from tilec.passbase import Option, Pass, ops_in, register
 
 
 def _i32(value: int) -> ir.Attribute:
@@ -42,8 +42,7 @@ class _Assigner:
             value.set_type(tilegpu.with_layout(t, self.default(t)))
 
     def run(self, module: ir.Operation) -> None:
-        ops = []
-        module.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE, ir.WalkOrder.PRE_ORDER)
+        ops = ops_in(module)
         for op in ops:
             for region in op.regions:
                 for block in region.blocks:

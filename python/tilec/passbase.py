@@ -108,6 +108,20 @@ class Pass:
         return PassFailure(message)
 
 
+def ops_in(module: ir.Operation, *names: str) -> list[ir.Operation]:
+    """The ops of `module` (nested ones too, in pre-order) named one of `names`, or all of them
+    when no name is given: collected first, so the caller may rewrite while going through."""
+    found = []
+
+    def visit(op):
+        if not names or op.name in names:
+            found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
 _REGISTRY: dict[str, type[Pass]] = {}
 
 
