@@ -18,6 +18,7 @@ import importlib.util
 import json
 import os
 import platform
+import random
 import socket
 import statistics
 import subprocess
@@ -29,6 +30,9 @@ ROOT = BENCH.parent
 DEFAULT_OUT = BENCH / "results"
 KERNELS_FILE = BENCH / "kernels.py"
 L2_FLUSH_BYTES = 256 * 1024 * 1024
+# The bandwidth benchmarks (vector add and the row-wise ones) compare these, in this order.
+COMPETITORS = ("tilec", "triton", "torch")
+BANDWIDTH_HEADERS = ["tilec GB/s", "Triton GB/s", "torch GB/s", "tilec/Triton", "tilec/torch"]
 
 
 class Mismatch(Exception):
@@ -197,16 +201,60 @@ def ratio(a, b) -> float | None:
     return a / b
 
 
+def gbps(nbytes: int, ms: float | None) -> float | None:
+    return None if ms is None else nbytes / (ms * 1e-3) / 1e9
+
+
+class FakeRunners:
+    """Plausible timings from a latency + bandwidth model; no GPU, no competitor imports.
+    `measure(size)` gives each of COMPETITORS --repeats times around latency + moved_bytes(size)
+    / bandwidth (seeded, so a dry run prints the same every time), correct, with `extra` keys."""
+
+    def __init__(self, args, bandwidth_gbps: dict, latency_ms: dict, moved_bytes,
+                 extra: dict | None = None):
+        self.args = args
+        self.notes = ["dry run: timings are fake"]
+        self.modules = {}
+        self.rng = random.Random(0)
+        self.bandwidth_gbps, self.latency_ms = bandwidth_gbps, latency_ms
+        self.moved_bytes, self.extra = moved_bytes, extra or {}
+
+    def measure(self, size) -> dict:
+        found = {}
+        for name in COMPETITORS:
+            seconds = self.moved_bytes(size) / (self.bandwidth_gbps[name] * 1e9)
+            base = self.latency_ms[name] + seconds * 1e3
+            found[name] = {"times_ms": [base * self.rng.uniform(0.98, 1.05)
+                                        for _ in range(self.args.repeats)],
+                           "correct": True, **self.extra}
+        return found
+
+
+def add_bandwidths(row: dict, found: dict, nbytes: int) -> dict:
+    """Adds to a result row each competitor's entry of `found` (with its median ms and GB/s, or
+    {"skipped": True}) and the tilec/Triton and tilec/torch GB/s ratios; returns the row."""
+    for name in COMPETITORS:
+        entry = dict(found.get(name, {"skipped": True}))
+        if "times_ms" in entry:
+            entry["ms"] = median(entry["times_ms"])
+            entry["gbps"] = gbps(nbytes, entry["ms"])
+        row[name] = entry
+    row["ratio_tilec_triton"] = ratio(row["tilec"].get("gbps"), row["triton"].get("gbps"))
+    row["ratio_tilec_torch"] = ratio(row["tilec"].get("gbps"), row["torch"].get("gbps"))
+    return row
+
+
 # --- reports -------------------------------------------------------------------------------------
 
-def environment(modules: dict) -> dict:
-    """Where and with what a result was measured: versions of `modules` ({name: module|None})."""
+def environment(modules: dict, gpu: Gpu | None = None, arrays: bool = True) -> dict:
+    """Where and with what a result was measured: versions of `modules` ({name: module|None}),
+    and the name of `gpu` (and which arrays it used, with `arrays`) when one is given."""
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
                                 capture_output=True, timeout=10).stdout.strip() or None
     except Exception:
         commit = None
-    return {
+    env = {
         "time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": socket.gethostname(),
         "python": platform.python_version(),
@@ -215,6 +263,11 @@ def environment(modules: dict) -> dict:
         "versions": {name: getattr(module, "__version__", None) if module is not None else None
                      for name, module in modules.items()},
     }
+    if gpu is not None:
+        env["gpu"] = gpu.name()
+        if arrays:
+            env["arrays"] = gpu.kind
+    return env
 
 
 def write_json(out_dir: Path, name: str, payload: dict) -> Path:
@@ -256,6 +309,17 @@ def fmt_ratio(value) -> str:
     return fmt(value, ".3f", "x")
 
 
+def bandwidth_cells(row: dict) -> list[str]:
+    """A row's cells under BANDWIDTH_HEADERS: GB/s of each competitor, then the two ratios."""
+    return ([fmt(row[name].get("gbps"), ".1f") for name in COMPETITORS]
+            + [fmt_ratio(row["ratio_tilec_triton"]), fmt_ratio(row["ratio_tilec_torch"])])
+
+
+def bandwidth_line(row: dict) -> str:
+    """`tilec 123.4 GB/s, triton ..., torch ...`: the progress line of one size."""
+    return ", ".join(f"{name} {fmt(row[name].get('gbps'), '.1f')} GB/s" for name in COMPETITORS)
+
+
 def print_table(title: str, headers: list[str], rows: list[list[str]]) -> None:
     """A plain-text table: first column left-aligned, the others right-aligned."""
     cells = [headers] + [[str(c) for c in row] for row in rows]
@@ -272,3 +336,54 @@ def print_table(title: str, headers: list[str], rows: list[list[str]]) -> None:
     for row in cells[1:]:
         print(line(row))
     print()
+
+
+# --- plots ---------------------------------------------------------------------------------------
+
+def two_panels(plt):
+    """A figure of a tall top panel (the figures) over a short one (tilec/Triton), x shared."""
+    return plt.subplots(2, 1, figsize=(8, 7), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
+
+
+def ratio_panel(ax, points, target: float | None, xlabel: str, ticks=None) -> None:
+    """The tilec/Triton panel: `points` [(x, ratio)], the target line (when there is one), 1.0,
+    and `ticks` ([x], [label]) when given."""
+    if points:
+        ax.plot(*zip(*points), "o-", color="C0")
+    if target is not None:
+        ax.axhline(target, color="red", linewidth=0.8, linestyle="--", label=f"target {target}")
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_ylabel("tilec / Triton")
+    ax.set_xlabel(xlabel)
+    if ticks is not None:
+        ax.set_xticks(ticks[0])
+        ax.set_xticklabels(ticks[1])
+    ax.grid(True, alpha=0.3)
+    if target is not None:
+        ax.legend(loc="lower right")
+
+
+def finish_barh(ax, target: float, label: str, xlabel: str, title: str) -> None:
+    """The rest of a horizontal bar chart: a red target line, margins, labels, legend, grid."""
+    ax.axvline(target, color="red", linestyle="--", linewidth=0.8, label=label)
+    ax.margins(x=0.12)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.legend(loc="lower right")
+    ax.grid(True, axis="x", alpha=0.3)
+
+
+# --- the end of a benchmark ----------------------------------------------------------------------
+
+def finish(out_dir: Path, name: str, payload: dict, draw, problems) -> int:
+    """Writes `<name>.json` (payload) and `<name>.png` (`draw`, as save_plot), then prints
+    `heading + text` for each (heading, text) of `problems` whose text is not empty: the exit
+    status is 1 when one was printed, else 0."""
+    write_json(out_dir, name, payload)
+    save_plot(out_dir, name, draw)
+    status = 0
+    for heading, text in problems:
+        if text:
+            print(heading + text)
+            status = 1
+    return status

@@ -253,13 +253,8 @@ def draw(rows: list[dict]):
                     ax.text(value, p + offset, f" {value:.3f}", va="center", fontsize=8)
         ax.set_yticks(list(positions))
         ax.set_yticklabels([r["label"] for r in shown])
-        ax.axvline(TARGET_S, color="red", linestyle="--", linewidth=0.8,
-                   label=f"tilec.compile target {TARGET_S} s")
-        ax.margins(x=0.12)
-        ax.set_xlabel("seconds (median over fresh processes)")
-        ax.set_title("compile time")
-        ax.legend(loc="lower right")
-        ax.grid(True, axis="x", alpha=0.3)
+        common.finish_barh(ax, TARGET_S, f"tilec.compile target {TARGET_S} s",
+                           "seconds (median over fresh processes)", "compile time")
         return fig
     return figure
 
@@ -297,7 +292,7 @@ def main(argv=None) -> int:
     mismatches = [m for m, r in results.items() for t in r["trials"] if t.get("correct") is False]
     failures = [m for m, r in results.items() if m != "triton-launch"
                 and any("error" in t for t in r["trials"])]
-    common.write_json(args.out, "compile_time", {
+    return common.finish(args.out, "compile_time", {
         "benchmark": "compile_time", "dry_run": args.dry_run,
         "environment": common.environment({}),
         "config": {"trials": args.trials, "n": N, "block": BLOCK, "target": "cuda:90",
@@ -305,13 +300,8 @@ def main(argv=None) -> int:
                    "timed up to a device synchronize"},
         "results": results, "rows": rows, "target": target, "notes": notes,
         "mismatches": mismatches, "tilec_failures": failures,
-    })
-    common.save_plot(args.out, "compile_time", draw(rows))
-    if mismatches:
-        print("MISMATCH: " + ", ".join(sorted(set(mismatches))))
-    if failures:
-        print("tilec measurement failed: " + ", ".join(failures))
-    return 1 if mismatches or failures else 0
+    }, draw(rows), [("MISMATCH: ", ", ".join(sorted(set(mismatches)))),
+                    ("tilec measurement failed: ", ", ".join(failures))])
 
 
 if __name__ == "__main__":

@@ -210,13 +210,8 @@ def draw(results: list[dict]):
         for bar, value in zip(bars, values):
             ax.text(bar.get_width(), bar.get_y() + bar.get_height() / 2, f" {value:.2f}",
                     va="center")
-        ax.axvline(TARGET_US, color="red", linestyle="--", linewidth=0.8,
-                   label=f"tilec target {TARGET_US} us")
-        ax.margins(x=0.12)
-        ax.set_xlabel("us per launch (warm, 4 arguments, grid (1,))")
-        ax.set_title("launch overhead")
-        ax.legend(loc="lower right")
-        ax.grid(True, axis="x", alpha=0.3)
+        common.finish_barh(ax, TARGET_US, f"tilec target {TARGET_US} us",
+                           "us per launch (warm, 4 arguments, grid (1,))", "launch overhead")
         return fig
     return figure
 
@@ -252,21 +247,14 @@ def main(argv=None) -> int:
     for note in notes:
         print(f"note: {note}")
     mismatches = [r["name"] for r in results if r.get("correct") is False]
-    env = common.environment(modules)
-    if gpu is not None:
-        env["gpu"] = gpu.name()
-    common.write_json(args.out, "launch_overhead", {
+    env = common.environment(modules, gpu=gpu, arrays=False)
+    return common.finish(args.out, "launch_overhead", {
         "benchmark": "launch_overhead", "dry_run": args.dry_run, "environment": env,
         "config": {"n": N, "block": BLOCK, "grid": [1], "launches_per_round": args.launches,
                    "rounds": args.rounds, "warmup_launches": WARMUP_LAUNCHES,
                    "timer": "perf_counter around the launch loop and one synchronize"},
         "results": results, "target": target, "notes": notes, "mismatches": mismatches,
-    })
-    common.save_plot(args.out, "launch_overhead", draw(results))
-    if mismatches:
-        print("MISMATCH: " + ", ".join(mismatches))
-        return 1
-    return 0
+    }, draw(results), [("MISMATCH: ", ", ".join(mismatches))])
 
 
 if __name__ == "__main__":

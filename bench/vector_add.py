@@ -15,7 +15,6 @@ Exits 1 only when a result differs from x + y (2 when there is no GPU at all).
 """
 from __future__ import annotations
 
-import random
 import re
 import sys
 from pathlib import Path
@@ -28,7 +27,10 @@ NUM_WARPS = 4
 TARGET_LOG2 = 27
 TARGET_RATIO = 0.95
 DEFAULT_SIZES = sorted({1 << k for k in range(12, 29, 2)} | {1 << TARGET_LOG2})
-COMPETITORS = ("tilec", "triton", "torch")
+COMPETITORS = common.COMPETITORS
+# --dry-run's model
+FAKE_BANDWIDTH_GBPS = {"tilec": 4200.0, "triton": 4330.0, "torch": 4250.0}
+FAKE_LATENCY_MS = {"tilec": 0.0030, "triton": 0.0030, "torch": 0.0028}
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -50,8 +52,8 @@ def size_label(n: int) -> str:
     return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
 
-def gbps(n: int, ms: float | None) -> float | None:
-    return None if ms is None else 3 * n * 4 / (ms * 1e-3) / 1e9
+def moved_bytes(n: int) -> int:
+    return 3 * n * 4
 
 
 # --- the measured side ---------------------------------------------------------------------------
@@ -114,57 +116,24 @@ class Runners:
         return found  # x, y, out are freed here, before the next size allocates
 
 
-class FakeRunners:
-    """Plausible timings from a latency + bandwidth model; no GPU, no competitor imports."""
-
-    BANDWIDTH_GBPS = {"tilec": 4200.0, "triton": 4330.0, "torch": 4250.0}
-    LATENCY_MS = {"tilec": 0.0030, "triton": 0.0030, "torch": 0.0028}
-
-    def __init__(self, args):
-        self.args = args
-        self.notes = ["dry run: timings are fake"]
-        self.modules = {}
-        self.rng = random.Random(0)
-
-    def measure(self, n: int) -> dict:
-        found = {}
-        for name in COMPETITORS:
-            base = self.LATENCY_MS[name] + 3 * n * 4 / (self.BANDWIDTH_GBPS[name] * 1e9) * 1e3
-            found[name] = {"times_ms": [base * self.rng.uniform(0.98, 1.05)
-                                        for _ in range(self.args.repeats)], "correct": True}
-        return found
-
-
 # --- the report side -----------------------------------------------------------------------------
 
 def summarise(n: int, found: dict) -> dict:
-    row = {"n": n, "label": size_label(n), "bytes": 3 * n * 4}
-    for name in COMPETITORS:
-        entry = dict(found.get(name, {"skipped": True}))
-        if "times_ms" in entry:
-            entry["ms"] = common.median(entry["times_ms"])
-            entry["gbps"] = gbps(n, entry["ms"])
-        row[name] = entry
-    row["ratio_tilec_triton"] = common.ratio(row["tilec"].get("gbps"), row["triton"].get("gbps"))
-    row["ratio_tilec_torch"] = common.ratio(row["tilec"].get("gbps"), row["torch"].get("gbps"))
-    return row
+    row = {"n": n, "label": size_label(n), "bytes": moved_bytes(n)}
+    return common.add_bandwidths(row, found, row["bytes"])
 
 
 def print_rows(rows: list[dict]) -> None:
     table = []
     for row in rows:
-        cells = [row["label"]]
-        for name in COMPETITORS:
-            cells.append(common.fmt(row[name].get("gbps"), ".1f"))
-        cells += [common.fmt_ratio(row["ratio_tilec_triton"]),
-                  common.fmt_ratio(row["ratio_tilec_torch"])]
+        cells = [row["label"]] + common.bandwidth_cells(row)
         wrong = [name for name in COMPETITORS if row[name].get("correct") is False]
         cells.append(("<- target" if row["n"] == 1 << TARGET_LOG2 else "")
                      + (" MISMATCH: " + ",".join(wrong) if wrong else ""))
         table.append(cells)
     common.print_table(
         "fp32 vector add, GB/s = 3*n*4 bytes / median time (higher is better)",
-        ["n", "tilec GB/s", "Triton GB/s", "torch GB/s", "tilec/Triton", "tilec/torch", ""],
+        ["n"] + common.BANDWIDTH_HEADERS + [""],
         table)
 
 
@@ -189,8 +158,7 @@ def target_summary(rows: list[dict]) -> dict:
 
 def draw(rows: list[dict]):
     def figure(plt):
-        fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True,
-                                          gridspec_kw={"height_ratios": [3, 1]})
+        fig, (top, bottom) = common.two_panels(plt)
         for name, style in zip(COMPETITORS, ("o-", "s--", "^:")):
             points = [(r["n"].bit_length() - 1, r[name]["gbps"]) for r in rows
                       if r[name].get("gbps") is not None]
@@ -203,15 +171,7 @@ def draw(rows: list[dict]):
         top.legend()
         points = [(r["n"].bit_length() - 1, r["ratio_tilec_triton"]) for r in rows
                   if r["ratio_tilec_triton"] is not None]
-        if points:
-            bottom.plot(*zip(*points), "o-", color="C0")
-        bottom.axhline(TARGET_RATIO, color="red", linewidth=0.8, linestyle="--",
-                       label=f"target {TARGET_RATIO}")
-        bottom.axhline(1.0, color="grey", linewidth=0.8)
-        bottom.set_ylabel("tilec / Triton")
-        bottom.set_xlabel("log2(n elements)")
-        bottom.grid(True, alpha=0.3)
-        bottom.legend(loc="lower right")
+        common.ratio_panel(bottom, points, TARGET_RATIO, "log2(n elements)")
         return fig
     return figure
 
@@ -224,35 +184,29 @@ def main(argv=None) -> int:
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=100)
     args = parser.parse_args(argv)
-    runners = FakeRunners(args) if args.dry_run else Runners(args)
+    if args.dry_run:
+        runners = common.FakeRunners(args, FAKE_BANDWIDTH_GBPS, FAKE_LATENCY_MS, moved_bytes)
+    else:
+        runners = Runners(args)
     rows = []
     for n in args.sizes:
         row = summarise(n, runners.measure(n))
         rows.append(row)
-        print(f"n={row['label']:>10}: " + ", ".join(
-            f"{name} {common.fmt(row[name].get('gbps'), '.1f')} GB/s" for name in COMPETITORS))
+        print(f"n={row['label']:>10}: " + common.bandwidth_line(row))
     print_rows(rows)
     target = target_summary(rows)
     for note in runners.notes:
         print(f"note: {note}")
     mismatches = [f"{name} at n={r['label']}" for r in rows for name in COMPETITORS
                   if r[name].get("correct") is False]
-    env = common.environment(runners.modules)
-    if not args.dry_run:
-        env["gpu"] = runners.gpu.name()
-        env["arrays"] = runners.gpu.kind
-    common.write_json(args.out, "vector_add", {
+    env = common.environment(runners.modules, gpu=None if args.dry_run else runners.gpu)
+    return common.finish(args.out, "vector_add", {
         "benchmark": "vector_add", "dry_run": args.dry_run, "environment": env,
         "config": {"block": BLOCK, "num_warps": NUM_WARPS, "warmup": args.warmup,
                    "repeats": args.repeats, "l2_flush_bytes": common.L2_FLUSH_BYTES,
                    "gbps": "3 * n * 4 bytes / median time", "timer": "CUDA events"},
         "results": rows, "target": target, "notes": runners.notes, "mismatches": mismatches,
-    })
-    common.save_plot(args.out, "vector_add", draw(rows))
-    if mismatches:
-        print("MISMATCH: " + "; ".join(mismatches))
-        return 1
-    return 0
+    }, draw(rows), [("MISMATCH: ", "; ".join(mismatches))])
 
 
 if __name__ == "__main__":
