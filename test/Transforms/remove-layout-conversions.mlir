@@ -1,0 +1,323 @@
+// RUN: tilec-opt %s --split-input-file --tilegpu-remove-layout-conversions | filecheck %s
+// Running it twice changes nothing more.
+// RUN: tilec-opt %s --split-input-file --tilegpu-remove-layout-conversions --tilegpu-remove-layout-conversions | filecheck %s
+
+// The store wants 4 elements per thread (#b4); its pointers, values and mask come from a
+// make_range/splat/constant chain in #b1. The whole chain is recomputed in #b4, the
+// conversions and the #b1 originals disappear, and the shared offsets are computed once.
+// CHECK-LABEL: func.func @range_chain
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK-NOT: #tilegpu.blocked<[1], [32], [4], [0]>
+// CHECK: [[R:%.*]] = "tile.make_range"() {end = 1024 : i32, start = 0 : i32} : () -> tensor<1024xi32, [[L4:#tilegpu.blocked<[^>]*>]]>
+// CHECK-NEXT: [[S:%.*]] = "tile.splat"({{%.*}}) : (i32) -> tensor<1024xi32, [[L4]]>
+// CHECK-NEXT: [[OFFS:%.*]] = arith.addi [[S]], [[R]] : tensor<1024xi32, [[L4]]>
+// CHECK-NEXT: [[N:%.*]] = "tile.splat"(%arg1) : (i32) -> tensor<1024xi32, [[L4]]>
+// CHECK-NEXT: [[M:%.*]] = arith.cmpi slt, [[OFFS]], [[N]] : tensor<1024xi32, [[L4]]>
+// CHECK-NEXT: [[PS:%.*]] = "tile.splat"(%arg0) : (!tile.ptr<f32, 1 : i32>) -> tensor<1024x!tile.ptr<f32, 1 : i32>, [[L4]]>
+// CHECK-NEXT: [[PP:%.*]] = "tile.addptr"([[PS]], [[OFFS]])
+// CHECK-NEXT: [[ONE:%.*]] = arith.constant dense<1.000000e+00> : tensor<1024xf32, [[L4]]>
+// CHECK-NEXT: "tile.store"([[PP]], [[ONE]], [[M]]) {{.*}} : (tensor<1024x!tile.ptr<f32, 1 : i32>, [[L4]]>, tensor<1024xf32, [[L4]]>, tensor<1024xi1, [[L4]]>) -> ()
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK-NOT: #tilegpu.blocked<[1], [32], [4], [0]>
+// CHECK: return
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+#b4 = #tilegpu.blocked<[4], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @range_chain(%p: !tile.ptr<f32, 1 : i32>, %n: i32) {
+    %c1024 = arith.constant 1024 : i32
+    %pid = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %start = arith.muli %pid, %c1024 : i32
+    %range = "tile.make_range"() {end = 1024 : i32, start = 0 : i32} : () -> tensor<1024xi32, #b1>
+    %starts = "tile.splat"(%start) : (i32) -> tensor<1024xi32, #b1>
+    %offs = arith.addi %starts, %range : tensor<1024xi32, #b1>
+    %ns = "tile.splat"(%n) : (i32) -> tensor<1024xi32, #b1>
+    %mask = arith.cmpi slt, %offs, %ns : tensor<1024xi32, #b1>
+    %ps = "tile.splat"(%p) : (!tile.ptr<f32, 1 : i32>) -> tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>
+    %pp = "tile.addptr"(%ps, %offs) : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>, tensor<1024xi32, #b1>) -> tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>
+    %one = arith.constant dense<1.0> : tensor<1024xf32, #b1>
+    %pp4 = "tilegpu.convert_layout"(%pp) : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>) -> tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>
+    %one4 = "tilegpu.convert_layout"(%one) : (tensor<1024xf32, #b1>) -> tensor<1024xf32, #b4>
+    %mask4 = "tilegpu.convert_layout"(%mask) : (tensor<1024xi1, #b1>) -> tensor<1024xi1, #b4>
+    "tile.store"(%pp4, %one4, %mask4) {cache = "none", evict = "evict_normal"} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>, tensor<1024xf32, #b4>, tensor<1024xi1, #b4>) -> ()
+    return
+  }
+}
+
+// -----
+
+// The docstring's example, longer: an elementwise chain (arith and math) between a load and a
+// store in #b4, written in #b1, is recomputed in #b4 from the loaded value; the load keeps its
+// layout.
+// CHECK-LABEL: func.func @elementwise_chain
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: [[X:%.*]] = "tile.load"(%arg0) {{.*}} -> tensor<1024xf32, [[L4:#tilegpu.blocked<.4., [^>]*>]]>
+// CHECK-NEXT: [[TWO:%.*]] = arith.constant dense<2.000000e+00> : tensor<1024xf32, [[L4]]>
+// CHECK-NEXT: [[B:%.*]] = arith.mulf [[X]], [[TWO]] : tensor<1024xf32, [[L4]]>
+// CHECK-NEXT: [[C:%.*]] = math.exp [[B]] : tensor<1024xf32, [[L4]]>
+// CHECK-NEXT: [[D:%.*]] = arith.addf [[C]], [[X]] : tensor<1024xf32, [[L4]]>
+// CHECK-NEXT: "tile.store"(%arg0, [[D]])
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: return
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+#b4 = #tilegpu.blocked<[4], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @elementwise_chain(%p: tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>) {
+    %x = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>) -> tensor<1024xf32, #b4>
+    %a = "tilegpu.convert_layout"(%x) : (tensor<1024xf32, #b4>) -> tensor<1024xf32, #b1>
+    %two = arith.constant dense<2.0> : tensor<1024xf32, #b1>
+    %b = arith.mulf %a, %two : tensor<1024xf32, #b1>
+    %c = math.exp %b : tensor<1024xf32, #b1>
+    %d = arith.addf %c, %a : tensor<1024xf32, #b1>
+    %e = "tilegpu.convert_layout"(%d) : (tensor<1024xf32, #b1>) -> tensor<1024xf32, #b4>
+    "tile.store"(%p, %e) {cache = "none", evict = "evict_normal"} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>, tensor<1024xf32, #b4>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A loaded value used in two layouts: stored where it was loaded (#b4) and through pointers in
+// #b1. Loads are anchors (never recomputed), so the conversion of the loaded value stays; the
+// cheap pointer chain feeding the load is recomputed in #b4 instead of converted.
+// CHECK-LABEL: func.func @load_in_two_layouts
+// CHECK: [[R4:%.*]] = "tile.make_range"() {{.*}} -> tensor<1024xi32, [[L4:#tilegpu.blocked<.4., [^>]*>]]>
+// CHECK: [[P4:%.*]] = "tile.addptr"
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: [[X:%.*]] = "tile.load"([[P4]]) {{.*}} -> tensor<1024xf32, [[L4]]>
+// CHECK-NEXT: "tile.store"([[P4]], [[X]])
+// CHECK: [[P1:%.*]] = "tile.addptr"({{.*}}) : (tensor<1024x!tile.ptr<f32, 1 : i32>, [[L1:#tilegpu.blocked<.1., [^>]*>]]>
+// CHECK: [[X1:%.*]] = "tilegpu.convert_layout"([[X]]) : (tensor<1024xf32, [[L4]]>) -> tensor<1024xf32, [[L1]]>
+// CHECK-NEXT: "tile.store"([[P1]], [[X1]]) {{.*}} tensor<1024xf32, [[L1]]>) -> ()
+// CHECK-NOT: "tile.load"
+// CHECK: return
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+#b4 = #tilegpu.blocked<[4], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @load_in_two_layouts(%p: !tile.ptr<f32, 1 : i32>, %q: !tile.ptr<f32, 1 : i32>) {
+    %r = "tile.make_range"() {end = 1024 : i32, start = 0 : i32} : () -> tensor<1024xi32, #b1>
+    %ps = "tile.splat"(%p) : (!tile.ptr<f32, 1 : i32>) -> tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>
+    %pp = "tile.addptr"(%ps, %r) : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>, tensor<1024xi32, #b1>) -> tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>
+    %pp4 = "tilegpu.convert_layout"(%pp) : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>) -> tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>
+    %x = "tile.load"(%pp4) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>) -> tensor<1024xf32, #b4>
+    "tile.store"(%pp4, %x) {cache = "none", evict = "evict_normal"} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>, tensor<1024xf32, #b4>) -> ()
+    %qs = "tile.splat"(%q) : (!tile.ptr<f32, 1 : i32>) -> tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>
+    %qq = "tile.addptr"(%qs, %r) : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>, tensor<1024xi32, #b1>) -> tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>
+    %x1 = "tilegpu.convert_layout"(%x) : (tensor<1024xf32, #b4>) -> tensor<1024xf32, #b1>
+    "tile.store"(%qq, %x1) {cache = "none", evict = "evict_normal"} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>, tensor<1024xf32, #b1>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A round trip (#b1 -> #b4 -> #b1) folds to the original value, even a loaded one; a conversion
+// of a conversion of a cheap value (make_range) to a third layout leaves just the make_range in
+// that layout.
+// CHECK-LABEL: func.func @convert_of_convert
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: [[X:%.*]] = "tile.load"(%arg0) {{.*}} -> tensor<1024xf32, [[L1:#tilegpu.blocked<.1., [^>]*>]]>
+// CHECK-NEXT: "tile.store"(%arg0, [[X]]) {{.*}} : (tensor<1024x!tile.ptr<f32, 1 : i32>, [[L1]]>, tensor<1024xf32, [[L1]]>) -> ()
+// CHECK-NEXT: [[R:%.*]] = "tile.make_range"() {{.*}} -> tensor<1024xi32, [[L2:#tilegpu.blocked<.2., [^>]*>]]>
+// CHECK-NEXT: "tile.store"(%arg1, [[R]]) {{.*}} : (tensor<1024x!tile.ptr<i32, 1 : i32>, [[L2]]>, tensor<1024xi32, [[L2]]>) -> ()
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: return
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+#b2 = #tilegpu.blocked<[2], [32], [4], [0]>
+#b4 = #tilegpu.blocked<[4], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @convert_of_convert(%p: tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>, %q: tensor<1024x!tile.ptr<i32, 1 : i32>, #b2>) {
+    %x = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>) -> tensor<1024xf32, #b1>
+    %a = "tilegpu.convert_layout"(%x) : (tensor<1024xf32, #b1>) -> tensor<1024xf32, #b4>
+    %b = "tilegpu.convert_layout"(%a) : (tensor<1024xf32, #b4>) -> tensor<1024xf32, #b1>
+    "tile.store"(%p, %b) {cache = "none", evict = "evict_normal"} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>, tensor<1024xf32, #b1>) -> ()
+    %r = "tile.make_range"() {end = 1024 : i32, start = 0 : i32} : () -> tensor<1024xi32, #b1>
+    %r4 = "tilegpu.convert_layout"(%r) : (tensor<1024xi32, #b1>) -> tensor<1024xi32, #b4>
+    %r2 = "tilegpu.convert_layout"(%r4) : (tensor<1024xi32, #b4>) -> tensor<1024xi32, #b2>
+    "tile.store"(%q, %r2) {cache = "none", evict = "evict_normal"} : (tensor<1024x!tile.ptr<i32, 1 : i32>, #b2>, tensor<1024xi32, #b2>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A conversion to the layout the value already has folds, even of a block argument (which
+// could not be recomputed).
+// CHECK-LABEL: func.func @convert_to_same_layout
+// CHECK-SAME: ([[P:%[^:]*]]: tensor<128x!tile.ptr<f32, 1 : i32>, {{.*}}>, [[V:%[^:]*]]: tensor<128xf32, {{.*}}>)
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: "tile.store"([[P]], [[V]])
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @convert_to_same_layout(%p: tensor<128x!tile.ptr<f32, 1 : i32>, #b1>, %v: tensor<128xf32, #b1>) {
+    %w = "tilegpu.convert_layout"(%v) : (tensor<128xf32, #b1>) -> tensor<128xf32, #b1>
+    "tile.store"(%p, %w) {cache = "none", evict = "evict_normal"} : (tensor<128x!tile.ptr<f32, 1 : i32>, #b1>, tensor<128xf32, #b1>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A 2-D copy as convert-tile-to-tilegpu and tilegpu-coalesce leave it: expand_dims read slice
+// conversions of 1-D make_ranges, the column's broadcast operand is converted, and the load and
+// store want 4 elements per thread ([1, 4]), with the loaded value converted out and back in.
+// Everything is recomputed in the load's layout: each make_range directly in the slice of it,
+// then expand_dims, the muli by a constant, broadcast, addi, splat and addptr; the loaded value
+// goes straight to the store. No conversion is left.
+// CHECK-LABEL: func.func @copy_2d
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: [[C128:%.*]] = arith.constant dense<128> : tensor<64x1xi32, [[L:#tilegpu.blocked<.1, 4., [^>]*>]]>
+// CHECK-NEXT: [[R:%.*]] = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32, #tilegpu.slice<1 : i32, [[L]]>>
+// CHECK-NEXT: [[E:%.*]] = "tile.expand_dims"([[R]]) {axis = 1 : i32} : (tensor<64xi32, #tilegpu.slice<1 : i32, [[L]]>>) -> tensor<64x1xi32, [[L]]>
+// CHECK-NEXT: [[ROWS:%.*]] = arith.muli [[E]], [[C128]] : tensor<64x1xi32, [[L]]>
+// CHECK-NEXT: [[B:%.*]] = "tile.broadcast"([[ROWS]]) : (tensor<64x1xi32, [[L]]>) -> tensor<64x128xi32, [[L]]>
+// CHECK-NEXT: [[C:%.*]] = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32, #tilegpu.slice<0 : i32, [[L]]>>
+// CHECK-NEXT: [[F:%.*]] = "tile.expand_dims"([[C]]) {axis = 0 : i32} : (tensor<128xi32, #tilegpu.slice<0 : i32, [[L]]>>) -> tensor<1x128xi32, [[L]]>
+// CHECK-NEXT: [[G:%.*]] = "tile.broadcast"([[F]]) : (tensor<1x128xi32, [[L]]>) -> tensor<64x128xi32, [[L]]>
+// CHECK-NEXT: [[O:%.*]] = arith.addi [[B]], [[G]] : tensor<64x128xi32, [[L]]>
+// CHECK-NEXT: [[PS:%.*]] = "tile.splat"(%arg0)
+// CHECK-NEXT: [[PP:%.*]] = "tile.addptr"([[PS]], [[O]])
+// CHECK-NEXT: [[X:%.*]] = "tile.load"([[PP]]) {{.*}} -> tensor<64x128xf32, [[L]]>
+// CHECK-NEXT: [[QS:%.*]] = "tile.splat"(%arg1)
+// CHECK-NEXT: [[QP:%.*]] = "tile.addptr"([[QS]], [[O]])
+// CHECK-NEXT: "tile.store"([[QP]], [[X]]) {{.*}} : (tensor<64x128x!tile.ptr<f32, 1 : i32>, [[L]]>, tensor<64x128xf32, [[L]]>) -> ()
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK-NOT: #tilegpu.blocked<[1], [32], [4], [0]>
+// CHECK-NOT: #tilegpu.blocked<[1, 1],
+// CHECK: return
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+#col = #tilegpu.blocked<[1, 1], [32, 1], [4, 1], [1, 0]>
+#d = #tilegpu.blocked<[1, 1], [1, 32], [1, 4], [1, 0]>
+#v = #tilegpu.blocked<[1, 4], [1, 32], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @copy_2d(%arg0: !tile.ptr<f32, 1 : i32> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<f32, 1 : i32> {tile.divisibility = 16 : i32}) {
+    %cst = arith.constant dense<128> : tensor<64x1xi32, #col>
+    %0 = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32, #b1>
+    %1 = "tilegpu.convert_layout"(%0) : (tensor<64xi32, #b1>) -> tensor<64xi32, #tilegpu.slice<1 : i32, #col>>
+    %2 = "tile.expand_dims"(%1) {axis = 1 : i32} : (tensor<64xi32, #tilegpu.slice<1 : i32, #col>>) -> tensor<64x1xi32, #col>
+    %3 = arith.muli %2, %cst : tensor<64x1xi32, #col>
+    %4 = "tilegpu.convert_layout"(%3) : (tensor<64x1xi32, #col>) -> tensor<64x1xi32, #d>
+    %5 = "tile.broadcast"(%4) : (tensor<64x1xi32, #d>) -> tensor<64x128xi32, #d>
+    %6 = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32, #b1>
+    %7 = "tilegpu.convert_layout"(%6) : (tensor<128xi32, #b1>) -> tensor<128xi32, #tilegpu.slice<0 : i32, #d>>
+    %8 = "tile.expand_dims"(%7) {axis = 0 : i32} : (tensor<128xi32, #tilegpu.slice<0 : i32, #d>>) -> tensor<1x128xi32, #d>
+    %9 = "tile.broadcast"(%8) : (tensor<1x128xi32, #d>) -> tensor<64x128xi32, #d>
+    %10 = arith.addi %5, %9 : tensor<64x128xi32, #d>
+    %11 = "tile.splat"(%arg0) : (!tile.ptr<f32, 1 : i32>) -> tensor<64x128x!tile.ptr<f32, 1 : i32>, #d>
+    %12 = "tile.addptr"(%11, %10) : (tensor<64x128x!tile.ptr<f32, 1 : i32>, #d>, tensor<64x128xi32, #d>) -> tensor<64x128x!tile.ptr<f32, 1 : i32>, #d>
+    %13 = "tilegpu.convert_layout"(%12) : (tensor<64x128x!tile.ptr<f32, 1 : i32>, #d>) -> tensor<64x128x!tile.ptr<f32, 1 : i32>, #v>
+    %14 = "tile.load"(%13) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x128x!tile.ptr<f32, 1 : i32>, #v>) -> tensor<64x128xf32, #v>
+    %15 = "tilegpu.convert_layout"(%14) : (tensor<64x128xf32, #v>) -> tensor<64x128xf32, #d>
+    %16 = "tile.splat"(%arg1) : (!tile.ptr<f32, 1 : i32>) -> tensor<64x128x!tile.ptr<f32, 1 : i32>, #d>
+    %17 = "tile.addptr"(%16, %10) : (tensor<64x128x!tile.ptr<f32, 1 : i32>, #d>, tensor<64x128xi32, #d>) -> tensor<64x128x!tile.ptr<f32, 1 : i32>, #d>
+    %18 = "tilegpu.convert_layout"(%17) : (tensor<64x128x!tile.ptr<f32, 1 : i32>, #d>) -> tensor<64x128x!tile.ptr<f32, 1 : i32>, #v>
+    %19 = "tilegpu.convert_layout"(%15) : (tensor<64x128xf32, #d>) -> tensor<64x128xf32, #v>
+    "tile.store"(%18, %19) {cache = "none", evict = "evict_normal"} : (tensor<64x128x!tile.ptr<f32, 1 : i32>, #v>, tensor<64x128xf32, #v>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Cleanup afterwards (upstream cse/canonicalize skip IRDL ops): dead side-effect-free ops go
+// (a muli, a splat, a make_range only they used, a non-volatile load nobody reads), a volatile
+// load stays, and two identical make_ranges become one.
+// CHECK-LABEL: func.func @dead_and_duplicate
+// CHECK-NEXT: [[R:%.*]] = "tile.make_range"() {end = 256 : i32, start = 0 : i32}
+// CHECK-NOT: "tile.make_range"
+// CHECK-NOT: arith.muli
+// CHECK-NOT: "tile.splat"
+// CHECK: "tile.load"(%arg0) {{.*}}is_volatile = true
+// CHECK-NOT: "tile.load"
+// CHECK: [[S:%.*]] = arith.addi [[R]], [[R]]
+// CHECK-NEXT: [[Q:%.*]] = "tile.addptr"(%arg0, [[S]])
+// CHECK-NOT: "tile.make_range"
+// CHECK: return
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @dead_and_duplicate(%p: tensor<256x!tile.ptr<f32, 1 : i32>, #b1>, %n: i32) {
+    %r0 = "tile.make_range"() {end = 256 : i32, start = 0 : i32} : () -> tensor<256xi32, #b1>
+    %r1 = "tile.make_range"() {end = 256 : i32, start = 0 : i32} : () -> tensor<256xi32, #b1>
+    %r2 = "tile.make_range"() {end = 512 : i32, start = 256 : i32} : () -> tensor<256xi32, #b1>
+    %dead = arith.muli %r0, %r2 : tensor<256xi32, #b1>
+    %ns = "tile.splat"(%n) : (i32) -> tensor<256xi32, #b1>
+    %unread = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<256x!tile.ptr<f32, 1 : i32>, #b1>) -> tensor<256xf32, #b1>
+    %vol = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = true, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<256x!tile.ptr<f32, 1 : i32>, #b1>) -> tensor<256xf32, #b1>
+    %s = arith.addi %r0, %r1 : tensor<256xi32, #b1>
+    %q = "tile.addptr"(%p, %s) : (tensor<256x!tile.ptr<f32, 1 : i32>, #b1>, tensor<256xi32, #b1>) -> tensor<256x!tile.ptr<f32, 1 : i32>, #b1>
+    %one = arith.constant dense<1.0> : tensor<256xf32, #b1>
+    "tile.store"(%q, %one) {cache = "none", evict = "evict_normal"} : (tensor<256x!tile.ptr<f32, 1 : i32>, #b1>, tensor<256xf32, #b1>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Loop-carried tensors are block arguments: they are not moved, so the conversion of the
+// accumulator after the loop and of the load inside it stay (layouts are not yet pushed through
+// scf.for).
+// CHECK-LABEL: func.func @loop_carried
+// CHECK: [[INIT:%.*]] = arith.constant {{.*}} : tensor<1024xf32, [[L1:#tilegpu.blocked<.1., [^>]*>]]>
+// CHECK: [[RES:%.*]] = scf.for {{.*}} iter_args([[ACC:%.*]] = [[INIT]]) -> (tensor<1024xf32, [[L1]]>)
+// CHECK: [[X:%.*]] = "tile.load"
+// CHECK-NEXT: [[X1:%.*]] = "tilegpu.convert_layout"([[X]]) : (tensor<1024xf32, [[L4:#tilegpu.blocked<.4., [^>]*>]]>) -> tensor<1024xf32, [[L1]]>
+// CHECK-NEXT: [[N:%.*]] = arith.addf [[ACC]], [[X1]] : tensor<1024xf32, [[L1]]>
+// CHECK-NEXT: scf.yield [[N]]
+// CHECK: [[R4:%.*]] = "tilegpu.convert_layout"([[RES]]) : (tensor<1024xf32, [[L1]]>) -> tensor<1024xf32, [[L4]]>
+// CHECK-NEXT: "tile.store"(%arg0, [[R4]])
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+#b4 = #tilegpu.blocked<[4], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @loop_carried(%p: tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>, %lb: i32, %ub: i32, %step: i32) {
+    %init = arith.constant dense<0.0> : tensor<1024xf32, #b1>
+    %r = scf.for %i = %lb to %ub step %step iter_args(%acc = %init) -> (tensor<1024xf32, #b1>) : i32 {
+      %x = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>) -> tensor<1024xf32, #b4>
+      %x1 = "tilegpu.convert_layout"(%x) : (tensor<1024xf32, #b4>) -> tensor<1024xf32, #b1>
+      %n = arith.addf %acc, %x1 : tensor<1024xf32, #b1>
+      scf.yield %n : tensor<1024xf32, #b1>
+    }
+    %r4 = "tilegpu.convert_layout"(%r) : (tensor<1024xf32, #b1>) -> tensor<1024xf32, #b4>
+    "tile.store"(%p, %r4) {cache = "none", evict = "evict_normal"} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>, tensor<1024xf32, #b4>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A reduction works in any layout: one whose operand is a conversion of a loaded value reduces
+// the loaded value itself (no shared-memory round trip before it). A full reduction yields a
+// scalar; a row reduction's result takes the slice of the load's layout and is converted back to
+// what its users had.
+// CHECK-LABEL: func.func @reduce_of_converted_loads
+// CHECK: [[X:%.*]] = "tile.load"(%arg0) {{.*}} -> tensor<1024xf32, [[L4:#tilegpu.blocked<.4., [^>]*>]]>
+// CHECK-NEXT: [[S:%.*]] = "tile.reduce"([[X]]) ({
+// CHECK: }) {axis = 0 : i32, {{.*}}} : (tensor<1024xf32, [[L4]]>) -> f32
+// CHECK: [[Y:%.*]] = "tile.load"(%arg2) {{.*}} -> tensor<32x128xf32, [[L:#tilegpu.blocked<.1, 4., [^>]*>]]>
+// CHECK-NEXT: [[M:%.*]] = "tile.reduce"([[Y]]) ({
+// CHECK: }) {axis = 1 : i32, {{.*}}} : (tensor<32x128xf32, [[L]]>) -> tensor<32xf32, #tilegpu.slice<1 : i32, [[L]]>>
+// CHECK-NEXT: "tilegpu.convert_layout"([[M]]) : (tensor<32xf32, #tilegpu.slice<1 : i32, [[L]]>>) -> tensor<32xf32, #tilegpu.slice<1 : i32, #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>>>
+// CHECK-NOT: "tilegpu.convert_layout"({{%.*}}) : (tensor<32x128xf32
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+#b4 = #tilegpu.blocked<[4], [32], [4], [0]>
+#l = #tilegpu.blocked<[1, 4], [1, 32], [4, 1], [1, 0]>
+#d = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @reduce_of_converted_loads(%p: tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>, %out: !tile.ptr<f32, 1 : i32>, %q: tensor<32x128x!tile.ptr<f32, 1 : i32>, #l>, %r: tensor<32x!tile.ptr<f32, 1 : i32>, #tilegpu.slice<1 : i32, #d>>) {
+    %x = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>) -> tensor<1024xf32, #b4>
+    %a = "tilegpu.convert_layout"(%x) : (tensor<1024xf32, #b4>) -> tensor<1024xf32, #b1>
+    %s = "tile.reduce"(%a) ({
+    ^bb0(%u: f32, %v: f32):
+      %t = arith.addf %u, %v : f32
+      gpu.yield %t : f32
+    }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<1024xf32, #b1>) -> f32
+    "tile.store"(%out, %s) {cache = "none", evict = "evict_normal"} : (!tile.ptr<f32, 1 : i32>, f32) -> ()
+    %y = "tile.load"(%q) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<32x128x!tile.ptr<f32, 1 : i32>, #l>) -> tensor<32x128xf32, #l>
+    %yd = "tilegpu.convert_layout"(%y) : (tensor<32x128xf32, #l>) -> tensor<32x128xf32, #d>
+    %m = "tile.reduce"(%yd) ({
+    ^bb0(%u: f32, %v: f32):
+      %t = arith.maximumf %u, %v : f32
+      gpu.yield %t : f32
+    }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<32x128xf32, #d>) -> tensor<32xf32, #tilegpu.slice<1 : i32, #d>>
+    "tile.store"(%r, %m) {cache = "none", evict = "evict_normal"} : (tensor<32x!tile.ptr<f32, 1 : i32>, #tilegpu.slice<1 : i32, #d>>, tensor<32xf32, #tilegpu.slice<1 : i32, #d>>) -> ()
+    return
+  }
+}
