@@ -99,11 +99,25 @@ def remove_conversions(module: ir.Operation) -> bool:
     for op in ops_in(module, "tilegpu.convert_layout"):
         replacement = remat.value_in(op.operands[0], _layout(op.results[0]))
         if replacement is None:
+            changed |= _skip_inner_conversion(op)
             continue
         op.results[0].replace_all_uses_with(replacement)
         op.erase()
         changed = True
     return changed
+
+
+def _skip_inner_conversion(op: ir.Operation) -> bool:
+    """convert(convert(x)) of a value that cannot be recomputed: one conversion from x."""
+    source = op.operands[0].owner
+    if not isinstance(source, (ir.Operation, ir.OpView)) or \
+            source.name != "tilegpu.convert_layout":
+        return False
+    op.operands[0] = source.operands[0]
+    if op.operands[0].type == op.results[0].type:
+        op.results[0].replace_all_uses_with(op.operands[0])
+        op.erase()
+    return True
 
 
 def sink_into_reductions(module: ir.Operation) -> bool:

@@ -214,6 +214,30 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 
 // -----
 
+// 64 elements over 128 threads: warps 2 and 3 hold copies of warps 0 and 1's elements, so only
+// threads whose replicated warp bit is 0 store (one predicate, computed once).
+// CHECK-LABEL: gpu.func @replicated_store
+// CHECK: [[WARP:%.*]] = arith.shrui {{%.*}}, {{%.*}} : i32
+// CHECK: [[BIT:%.*]] = arith.andi [[WARP]], {{%.*}} : i32
+// CHECK: [[OWNER:%.*]] = arith.cmpi eq, [[BIT]], {{%.*}} : i32
+// CHECK: scf.if [[OWNER]] {
+// CHECK-NEXT: llvm.store {{%.*}}, {{%.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK-NOT: llvm.store
+// CHECK: gpu.return
+#b = #tilegpu.blocked<[1], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @replicated_store(%out: !tile.ptr<f32, 1 : i32>, %x: f32) {
+    %xs = "tile.splat"(%x) : (f32) -> tensor<64xf32, #b>
+    %ps = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<64x!tile.ptr<f32, 1 : i32>, #b>
+    %rg = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32, #b>
+    %pp = "tile.addptr"(%ps, %rg) : (tensor<64x!tile.ptr<f32, 1 : i32>, #b>, tensor<64xi32, #b>) -> tensor<64x!tile.ptr<f32, 1 : i32>, #b>
+    "tile.store"(%pp, %xs) {cache = "none", evict = "evict_normal"} : (tensor<64x!tile.ptr<f32, 1 : i32>, #b>, tensor<64xf32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
 // A conversion that moves data across threads (32x32 fp32, rows over lanes to columns over
 // lanes) goes through shared memory: a barrier, each thread stores its 8 registers to
 // @global_smem at their row-major index (rows 4r apart: 128r + its thread's part), a barrier,

@@ -140,6 +140,29 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 
 // -----
 
+// A conversion of a conversion of a value that cannot be recomputed (a load) to a third layout
+// becomes one conversion from the value.
+// CHECK-LABEL: func.func @convert_of_convert_of_load
+// CHECK: [[X:%.*]] = "tile.load"(%arg0) {{.*}} -> tensor<1024xf32, [[L1:#tilegpu.blocked<.1., [^>]*>]]>
+// CHECK-NEXT: [[C:%.*]] = "tilegpu.convert_layout"([[X]]) : (tensor<1024xf32, [[L1]]>) -> tensor<1024xf32, [[L2:#tilegpu.blocked<.2., [^>]*>]]>
+// CHECK-NEXT: "tile.store"(%arg1, [[C]])
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: return
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+#b2 = #tilegpu.blocked<[2], [32], [4], [0]>
+#b4 = #tilegpu.blocked<[4], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @convert_of_convert_of_load(%p: tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>, %q: tensor<1024x!tile.ptr<f32, 1 : i32>, #b2>) {
+    %x = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>) -> tensor<1024xf32, #b1>
+    %a = "tilegpu.convert_layout"(%x) : (tensor<1024xf32, #b1>) -> tensor<1024xf32, #b4>
+    %b = "tilegpu.convert_layout"(%a) : (tensor<1024xf32, #b4>) -> tensor<1024xf32, #b2>
+    "tile.store"(%q, %b) {cache = "none", evict = "evict_normal"} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b2>, tensor<1024xf32, #b2>) -> ()
+    return
+  }
+}
+
+// -----
+
 // A conversion to the layout the value already has folds, even of a block argument (which
 // could not be recomputed).
 // CHECK-LABEL: func.func @convert_to_same_layout

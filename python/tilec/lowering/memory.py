@@ -141,6 +141,12 @@ def lower_store(ctx: Lowering, op: ir.Operation):
         return []
     count = len(ptrs.values)
     masks = _as_list(None if mask_v is None else ctx.get(mask_v), count)
+    # Threads holding copies of the same elements (a block smaller than the layout's tile) let
+    # one of them store.
+    from tilec.lowering.atomics import _owner_predicate
+    owner = _owner_predicate(ctx, ptrs.layout, ptrs.shape)
+    if owner is not None:
+        masks = [owner if m is None else arith.andi(m, owner) for m in masks]
     vec = _vector_width(ptrs.layout, ptrs.shape, element, count)
     for start in range(0, count, vec):
         _store_one(ptrs.values[start], masks[start], values.values[start:start + vec], element)
