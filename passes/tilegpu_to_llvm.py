@@ -46,8 +46,10 @@ class ConvertTileGPUToLLVM(Pass):
         body = module.regions[0].blocks[0]
         kernels = [op.operation for op in body.operations if op.operation.name == "func.func"]
         shared, largest = 0, None
+        gpu_module = None
         for func_op in kernels:
-            lowering = self._lower(func_op, body, num_warps, threads_per_warp)
+            lowering, gpu_module = self._lower(func_op, body, gpu_module, num_warps,
+                                               threads_per_warp)
             if lowering.shared_bytes > shared:
                 shared, largest = lowering.shared_bytes, lowering.largest_shared
             func_op.erase()
@@ -60,17 +62,25 @@ class ConvertTileGPUToLLVM(Pass):
                 module.attributes["tilegpu.shared_largest"] = ir.StringAttr.get(
                     f"{where[0]}:{where[1]}")
 
-    def _lower(self, func_op: ir.Operation, body: ir.Block, num_warps: int,
-               threads_per_warp: int) -> Lowering:
+    def _lower(self, func_op: ir.Operation, body: ir.Block, gpu_module: ir.Operation | None,
+               num_warps: int, threads_per_warp: int) -> tuple[Lowering, ir.Operation]:
+        """Lower one kernel into a new gpu.func of `gpu_module` (made by the first kernel:
+        every kernel of the program lives in the one `gpu.module @kernels`)."""
         name = ir.StringAttr(func_op.attributes["sym_name"]).value
         entry = func_op.regions[0].blocks[0]
         arg_types = [value_type(a.type) for a in entry.arguments]
         with func_op.location:
-            gpu_module = ir.Operation.parse(
+            parsed = ir.Operation.parse(
                 _kernel_module_text(name, arg_types, num_warps * threads_per_warp))
-        body.append(gpu_module.operation)
-        gpu_func = [op for op in gpu_module.regions[0].blocks[0].operations
+        gpu_func = [op.operation for op in parsed.regions[0].blocks[0].operations
                     if op.operation.name == "gpu.func"][0]
+        if gpu_module is None:
+            gpu_module = parsed
+            body.append(gpu_module.operation)
+        else:
+            last = list(gpu_module.regions[0].blocks[0].operations)[-1]
+            gpu_func.move_after(last.operation)
+            parsed.erase()
         gpu_entry = gpu_func.regions[0].blocks[0]
         gpu_return = list(gpu_entry.operations)[-1]
         lowering = Lowering(num_warps, threads_per_warp)
@@ -82,4 +92,4 @@ class ConvertTileGPUToLLVM(Pass):
                 lowering.lower_block(entry)
             except LoweringError as err:
                 raise self.fail(err.op, str(err)) from None
-        return lowering
+        return lowering, gpu_module

@@ -238,6 +238,39 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 
 // -----
 
+// Two kernels in one program: both become gpu.funcs of the one gpu.module @kernels (with one
+// @global_smem), in their order.
+// CHECK: gpu.module @kernels {
+// CHECK-NEXT: llvm.mlir.global external @global_smem
+// CHECK-LABEL: gpu.func @first
+// CHECK: gpu.return
+// CHECK-NEXT: }
+// CHECK-NOT: gpu.module
+// CHECK-LABEL: gpu.func @second
+// CHECK: llvm.store
+// CHECK: gpu.return
+#b = #tilegpu.blocked<[1], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @first(%out: !tile.ptr<f32, 1 : i32>, %x: f32) {
+    %xs = "tile.splat"(%x) : (f32) -> tensor<128xf32, #b>
+    %ps = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<128x!tile.ptr<f32, 1 : i32>, #b>
+    %rg = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32, #b>
+    %pp = "tile.addptr"(%ps, %rg) : (tensor<128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128xi32, #b>) -> tensor<128x!tile.ptr<f32, 1 : i32>, #b>
+    "tile.store"(%pp, %xs) {cache = "none", evict = "evict_normal"} : (tensor<128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128xf32, #b>) -> ()
+    return
+  }
+  func.func @second(%out: !tile.ptr<f32, 1 : i32>, %x: f32) {
+    %xs = "tile.splat"(%x) : (f32) -> tensor<128xf32, #b>
+    %ps = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<128x!tile.ptr<f32, 1 : i32>, #b>
+    %rg = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32, #b>
+    %pp = "tile.addptr"(%ps, %rg) : (tensor<128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128xi32, #b>) -> tensor<128x!tile.ptr<f32, 1 : i32>, #b>
+    "tile.store"(%pp, %xs) {cache = "none", evict = "evict_normal"} : (tensor<128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128xf32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
 // A conversion that moves data across threads (32x32 fp32, rows over lanes to columns over
 // lanes) goes through shared memory: a barrier, each thread stores its 8 registers to
 // @global_smem at their row-major index (rows 4r apart: 128r + its thread's part), a barrier,
