@@ -59,7 +59,9 @@ class _Assigner:
             value = op.attributes["value"]
             if isinstance(value, ir.DenseElementsAttr) and value.type != op.results[0].type:
                 if not value.is_splat:
-                    raise ValueError("non-splat tensor constants are not supported yet")
+                    raise Pass.fail(op, "tensor constants with different elements are not "
+                                        "supported yet: build the tensor from tl.arange/"
+                                        "tl.where, or load it from memory")
                 op.attributes["value"] = ir.DenseElementsAttr.get_splat(
                     op.results[0].type, value.get_splat_value())
         elif name == "tile.expand_dims":

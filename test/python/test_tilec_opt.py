@@ -71,6 +71,15 @@ def test_bad_pass_arguments(args):
     assert "error:" in result.stderr
 
 
+def test_unsupported_constant_is_reported_at_its_line():
+    kernel = ('func.func @k(%out: !tile.ptr<f32, 1 : i32>) {\n'
+              '  %c = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>\n'
+              '  return\n}\n')
+    result = tilec_opt("--convert-tile-to-tilegpu", stdin=kernel)
+    assert_clean_failure(result)
+    assert "<stdin>:2:8: error: tensor constants with different elements" in result.stderr
+
+
 def test_unknown_pass_is_named():
     result = tilec_opt("--no-such-pass", stdin=ADD_CHAIN)
     assert "no-such-pass" in result.stderr
