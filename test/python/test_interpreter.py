@@ -325,6 +325,28 @@ def test_kernel_mistakes_are_compilation_errors_at_the_line():
     assert "incompatible" in info.value.message
 
 
+@pytest.mark.parametrize("op, needs", [("exp", "a floating-point operand"),
+                                       ("fma", "floating-point operands")])
+def test_float_only_math_on_ints_fails_alike_in_interpreter_and_compiler(op, needs):
+    @tilec.jit
+    def bad(x_ptr, OP: tl.constexpr):
+        x = tl.load(x_ptr + tl.arange(0, 8))
+        if OP == "exp":
+            y = tl.exp(x)  # BUG
+        else:
+            y = tl.fma(x, x, x)  # BUG
+        tl.store(x_ptr + tl.arange(0, 8), y)
+
+    expected = f"tl.{op} needs {needs}, got int32; convert it first"
+    with pytest.raises(CompilationError) as interpreted:
+        bad[(1,)](np.zeros(8, np.int32), OP=op)
+    with pytest.raises(CompilationError) as compiled:
+        tilec.compile(bad, signature={"x_ptr": "*i32"}, constexprs={"OP": op}, target="cuda:90")
+    for info in (interpreted, compiled):
+        assert expected in info.value.message
+        assert info.value.line == line_of(bad) + (0 if op == "exp" else 2)
+
+
 # --- Philox ---------------------------------------------------------------------------------
 
 MASK = 0xFFFFFFFF

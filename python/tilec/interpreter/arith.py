@@ -15,8 +15,8 @@ import numpy as np
 from tilec.interpreter.values import Block, numpy_dtype
 from tilec.language import dtypes as T
 from tilec.language.core import SemanticError, unwrap
-from tilec.language.semantic import (broadcast_shapes, check_literal, is_literal, literal_type,
-                                     operand_type, promoted_type)
+from tilec.language.semantic import (broadcast_shapes, check_floating, check_literal, is_literal,
+                                     literal_type, operand_type, promoted_type)
 
 CHECK_OVERFLOW = True  # set by the launch from the interpreter's checks
 
@@ -259,9 +259,7 @@ _MATH = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sin": 
 
 def unary_math(name: str, x) -> Block:
     x = to_block(x)
-    if not x.elem.is_floating():
-        raise SemanticError(f"tl.{name} needs a floating-point operand, got {x.elem}; convert "
-                            "it first, e.g. x.to(tl.float32)")
+    check_floating(name, x.elem)
     wide = np.float64 if x.elem.is_fp64() else np.float32  # fp16/bf16 math runs in fp32
     with _quiet():
         return Block(_MATH[name](x.data.astype(wide)).astype(x.data.dtype), x.elem)
@@ -279,8 +277,7 @@ def fma(x, y, z) -> Block:
     x, y = promote(x, y)
     x, z = promote(x, z)
     x, y, z = broadcast_all(x, cast(y, x.elem), z)
-    if not x.elem.is_floating():
-        raise SemanticError(f"tl.fma needs floating-point operands, got {x.elem}")
+    check_floating("fma", x.elem, "floating-point operands")
     wide = np.longdouble if x.elem.is_fp64() else np.float64
     with _quiet():
         exact = x.data.astype(wide) * y.data.astype(wide) + z.data.astype(wide)

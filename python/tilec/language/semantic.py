@@ -238,6 +238,13 @@ def _cast_pointer(x: tensor, src: dtype, dst: dtype, result: dtype) -> tensor:
                         "and other pointers")
 
 
+def check_floating(op: str, ty: dtype, operands: str = "a floating-point operand") -> None:
+    """`tl.<op>` takes floating-point values only (the compiler and the interpreter both ask)."""
+    if not ty.is_floating():
+        raise SemanticError(f"tl.{op} needs {operands}, got {ty}; convert it first, e.g. "
+                            "x.to(tl.float32)")
+
+
 def check_literal(value, ty: dtype) -> None:
     """A Python number taking part in an op of type `ty` must fit it."""
     value = unwrap(value)
@@ -406,9 +413,7 @@ _APPROXIMATE = frozenset({"sqrt"})  # `tl.sqrt` may be approximate; `tl.sqrt_rn`
 
 def unary_math(name: str, x, rounded: bool = False) -> tensor:
     x = to_tensor(x)
-    if not x.dtype.is_floating():
-        raise SemanticError(f"tl.{name} needs a floating-point operand, got {x.dtype}; "
-                            f"convert it first, e.g. x.to(tl.float32)")
+    check_floating(name, x.dtype)
     flags = ir.Attribute.parse(AFN) if name in _APPROXIMATE and not rounded else None
     return tensor(_UNARY_MATH[name](x.handle, fastmath=flags), x.type)
 
@@ -426,8 +431,7 @@ def fma(x, y, z) -> tensor:
     x, y = promote(x, y)
     x, z = promote(x, z)
     x, y, z = broadcast_all(x, cast(y, x.dtype), z)
-    if not x.dtype.is_floating():
-        raise SemanticError(f"tl.fma needs floating-point operands, got {x.dtype}")
+    check_floating("fma", x.dtype, "floating-point operands")
     return tensor(math.fma(x.handle, y.handle, z.handle), x.type)
 
 
