@@ -10,7 +10,8 @@ from mlir import ir
 from mlir.dialects import arith, llvm, scf
 
 from tilec.layouts import to_linear
-from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
+from tilec.lowering.context import (Distributed, Lowering, i32, owner_predicate, rule,
+                                    scalar_type)
 from tilec.lowering.elementwise import _DYNAMIC_INDEX, _linear_offsets, _row_major
 
 _ORDERING = {"relaxed": "monotonic", "acquire": "acquire", "release": "release",
@@ -18,26 +19,6 @@ _ORDERING = {"relaxed": "monotonic", "acquire": "acquire", "release": "release",
 _SCOPE = {"gpu": "device", "cta": "block", "sys": None}
 _BIN_OPS = {"add": "add", "fadd": "fadd", "and": "_and", "or": "_or", "xor": "_xor",
             "max": "max", "min": "min", "umax": "umax", "umin": "umin", "xchg": "xchg"}
-
-
-def _owner_predicate(ctx: Lowering, layout, shape) -> ir.Value | None:
-    """True in the one thread of each group holding the same elements (None: every thread
-    holds its own)."""
-    if layout is None:  # a scalar: every thread has it; thread 0 of the program owns it
-        lane_bits, warp_bits = ctx.threads_per_warp - 1, ctx.num_warps - 1
-    else:
-        linear = to_linear(layout, tuple(shape))
-        lane_bits = sum(1 << b for b, basis in enumerate(linear.lane) if not any(basis))
-        warp_bits = sum(1 << b for b, basis in enumerate(linear.warp) if not any(basis))
-    if not lane_bits and not warp_bits:
-        return None
-    predicate = None
-    with ctx.prologue:
-        for source, bits in ((ctx.lane, lane_bits), (ctx.warp, warp_bits)):
-            if bits:
-                zero = arith.cmpi(arith.CmpIPredicate.eq, arith.andi(source, i32(bits)), i32(0))
-                predicate = zero if predicate is None else arith.andi(predicate, zero)
-    return predicate
 
 
 def _atomic(ctx: Lowering, op: ir.Operation, build) -> list:
@@ -50,7 +31,7 @@ def _atomic(ctx: Lowering, op: ir.Operation, build) -> list:
     element = scalar_type(result.type)
     tensor = isinstance(result.type, ir.RankedTensorType)
     layout, shape = ctx.layout_of(result) if tensor else (None, ())
-    owner = _owner_predicate(ctx, layout, shape)
+    owner = owner_predicate(ctx, layout, shape)
     operands = [ctx.get(v) for v in op.operands]
     count = len(operands[0].values) if tensor else 1
 
@@ -153,7 +134,7 @@ def lower_histogram(ctx: Lowering, op: ir.Operation):
     for reg in range(out_registers):
         scratch.write(i32(0), linear_index(coordinate(ctx, layout, shape, reg), [1]))
     scratch.wait()
-    owner = _owner_predicate(ctx, src.layout, src.shape)
+    owner = owner_predicate(ctx, src.layout, src.shape)
     for value in src.values:
         if value.type != counts:
             value = arith.trunci(counts, value) if value.type.width > 32 else \

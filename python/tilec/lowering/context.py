@@ -181,3 +181,23 @@ class Lowering:
                 raise LoweringError(op, f"cannot lower '{op.name}' yet: {err}") from None
         for original, lowered in zip(op.results, results or []):
             self.set(original, lowered)
+
+
+def owner_predicate(ctx: Lowering, layout, shape) -> ir.Value | None:
+    """True in the one thread of each group holding the same elements (None: every thread
+    holds its own)."""
+    if layout is None:  # a scalar: every thread has it; thread 0 of the program owns it
+        lane_bits, warp_bits = ctx.threads_per_warp - 1, ctx.num_warps - 1
+    else:
+        linear = to_linear(layout, tuple(shape))
+        lane_bits = sum(1 << b for b, basis in enumerate(linear.lane) if not any(basis))
+        warp_bits = sum(1 << b for b, basis in enumerate(linear.warp) if not any(basis))
+    if not lane_bits and not warp_bits:
+        return None
+    predicate = None
+    with ctx.prologue:
+        for source, bits in ((ctx.lane, lane_bits), (ctx.warp, warp_bits)):
+            if bits:
+                zero = arith.cmpi(arith.CmpIPredicate.eq, arith.andi(source, i32(bits)), i32(0))
+                predicate = zero if predicate is None else arith.andi(predicate, zero)
+    return predicate

@@ -11,7 +11,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm, scf
 
 from tilec.layouts import contiguous_registers
-from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
+from tilec.lowering.context import Distributed, Lowering, i32, owner_predicate, rule, scalar_type
 
 
 def _segments(op: ir.Operation) -> list[ir.Value | None]:
@@ -143,8 +143,7 @@ def lower_store(ctx: Lowering, op: ir.Operation):
     masks = _as_list(None if mask_v is None else ctx.get(mask_v), count)
     # Threads holding copies of the same elements (a block smaller than the layout's tile) let
     # one of them store.
-    from tilec.lowering.atomics import _owner_predicate
-    owner = _owner_predicate(ctx, ptrs.layout, ptrs.shape)
+    owner = owner_predicate(ctx, ptrs.layout, ptrs.shape)
     if owner is not None:
         masks = [owner if m is None else arith.andi(m, owner) for m in masks]
     vec = _vector_width(ptrs.layout, ptrs.shape, element, count)
