@@ -8,3 +8,5 @@ from tilec.passes import tile_to_tilegpu  # noqa: F401
 from tilec.passes import remove_layout_conversions  # noqa: F401
 from tilec.passes import tilegpu_to_llvm  # noqa: F401
 from tilec.passes import coalesce  # noqa: F401
+from tilec.passes import allocate_shared_memory  # noqa: F401
+from tilec.passes import membar  # noqa: F401

@@ -3,8 +3,9 @@
 After it runs, each kernel `func.func` of the `tilegpu` program is a `gpu.func` kernel in one
 `gpu.module @kernels`, written per thread: every tensor became the SSA values of the elements
 this thread holds (its layout says which), with `llvm`/`nvvm`/`arith`/`math`/`scf` ops; the
-module is marked `gpu.container_module` and records the shared memory the kernel needs
-(`tilegpu.shared_bytes`). The rules are in python/tilec/lowering/, one per op; an op without
+module is marked `gpu.container_module` and keeps the shared memory the kernels need
+(`tilegpu.shared_bytes`, from tilegpu-allocate-shared-memory; 0 without it). Ops using shared
+memory take the offsets that pass gave them; the barriers between them are tilegpu-membar's. The rules are in python/tilec/lowering/, one per op; an op without
 one is reported at its location.
 
 Example (a splat of %x into tensor<256xf32, #tilegpu.blocked<[1], [32], [4], [0]>>, 4 warps):
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 from mlir import ir
 
-from tilec.diagnostics import file_line_col
 from tilec.lowering import Lowering, LoweringError
 from tilec.lowering.context import value_type
 from tilec.passbase import Pass, register
@@ -45,25 +45,17 @@ class ConvertTileGPUToLLVM(Pass):
             if "tilegpu.threads_per_warp" in attrs else 32
         body = module.regions[0].blocks[0]
         kernels = [op.operation for op in body.operations if op.operation.name == "func.func"]
-        shared, largest = 0, None
         gpu_module = None
         for func_op in kernels:
-            lowering, gpu_module = self._lower(func_op, body, gpu_module, num_warps,
-                                               threads_per_warp)
-            if lowering.shared_bytes > shared:
-                shared, largest = lowering.shared_bytes, lowering.largest_shared
+            gpu_module = self._lower(func_op, body, gpu_module, num_warps, threads_per_warp)
             func_op.erase()
         module.attributes["gpu.container_module"] = ir.UnitAttr.get()
-        module.attributes["tilegpu.shared_bytes"] = ir.IntegerAttr.get(
-            ir.IntegerType.get_signless(32), shared)
-        if largest is not None:  # where the driver's OutOfResources points
-            where = file_line_col(largest[1])
-            if where:
-                module.attributes["tilegpu.shared_largest"] = ir.StringAttr.get(
-                    f"{where[0]}:{where[1]}")
+        if "tilegpu.shared_bytes" not in attrs:  # no allocation ran: no op uses shared memory
+            module.attributes["tilegpu.shared_bytes"] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(32), 0)
 
     def _lower(self, func_op: ir.Operation, body: ir.Block, gpu_module: ir.Operation | None,
-               num_warps: int, threads_per_warp: int) -> tuple[Lowering, ir.Operation]:
+               num_warps: int, threads_per_warp: int) -> ir.Operation:
         """Lower one kernel into a new gpu.func of `gpu_module` (made by the first kernel:
         every kernel of the program lives in the one `gpu.module @kernels`)."""
         name = ir.StringAttr(func_op.attributes["sym_name"]).value
@@ -92,4 +84,4 @@ class ConvertTileGPUToLLVM(Pass):
                 lowering.lower_block(entry)
             except LoweringError as err:
                 raise self.fail(err.op, str(err)) from None
-        return lowering, gpu_module
+        return gpu_module

@@ -151,7 +151,7 @@ def tilegpu_pipeline(options: CompileOptions) -> str:
     coalesce = "tilegpu-coalesce," if get_pass("tilegpu-coalesce") else ""
     return (f"builtin.module(convert-tile-to-tilegpu{{num-warps={options.num_warps} "
             f"target={options.target}}},{coalesce}tilegpu-remove-layout-conversions,"
-            "canonicalize,cse)")
+            "canonicalize,cse,tilegpu-allocate-shared-memory,tilegpu-membar)")
 
 
 LLVM_PIPELINE = "builtin.module(convert-tilegpu-to-llvm,canonicalize,cse)"
@@ -217,11 +217,11 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
         return kernel
     _run_stage(module, "tilegpu", tilegpu_pipeline(options), fn)
     asm["tilegpu"] = module.operation.get_asm(enable_debug_info=True)
+    metadata["shared"] = ir.IntegerAttr(module.attributes["tilegpu.shared_bytes"]).value
+    _check_shared(fn, module, metadata["shared"], options)
     if stop_after != "tilegpu":
         _run_stage(module, "llvm", LLVM_PIPELINE, fn)
         asm["llvm"] = module.operation.get_asm(enable_debug_info=True)
-        metadata["shared"] = ir.IntegerAttr(module.attributes["tilegpu.shared_bytes"]).value
-        _check_shared(fn, module, metadata["shared"], options)
     if stop_after in ("tilegpu", "llvm"):
         kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
         _dump(kernel)

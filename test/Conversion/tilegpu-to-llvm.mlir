@@ -1,7 +1,7 @@
-// RUN: not tilec-opt %s --split-input-file --convert-tilegpu-to-llvm 2>/dev/null | filecheck %s
+// RUN: not tilec-opt %s --split-input-file --tilegpu-allocate-shared-memory --tilegpu-membar --convert-tilegpu-to-llvm 2>/dev/null | filecheck %s
 // The chunks that lower produce no diagnostics; the one with an unsupported op produces exactly
 // the error it expects (and makes the first RUN line exit non-zero, hence `not`).
-// RUN: tilec-opt %s --split-input-file --verify-diagnostics --convert-tilegpu-to-llvm
+// RUN: tilec-opt %s --split-input-file --verify-diagnostics --tilegpu-allocate-shared-memory --tilegpu-membar --convert-tilegpu-to-llvm
 
 // The kernel's frame: the module becomes a gpu.container_module recording its shared memory, the
 // func.func a gpu.func kernel of 4 x 32 threads in gpu.module @kernels (beside the dynamic
@@ -240,8 +240,9 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 
 // A sum of 512 fp32 over 4 warps (4 registers per thread): the thread adds its 4 registers,
 // the warp combines with butterfly shuffles over lane bits 1, 2, 4, 8, 16, each warp writes its
-// partial to its slot of @global_smem between two barriers, and every thread adds the 4 slots
-// in order. The module records the 16 bytes the reduction needs.
+// partial to its slot of @global_smem (the first use of shared memory: no barrier before it),
+// waits at a barrier, and every thread adds the 4 slots in order. The module records the 16
+// bytes the reduction needs.
 // CHECK: tilegpu.shared_bytes = 16 : i32
 // CHECK-LABEL: gpu.func @sum_512
 // CHECK: [[V:%.*]] = llvm.load {{%.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
@@ -255,7 +256,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // CHECK: nvvm.shfl.sync  bfly {{%.*}}, {{%.*}}, %c16_i32{{[_0-9]*}},
 // CHECK: [[WARP_SUM:%.*]] = arith.addf
 // CHECK-NOT: nvvm.shfl.sync
-// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
 // CHECK: llvm.store [[WARP_SUM]], {{%.*}} : f32, !llvm.ptr<3>
 // CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-4: llvm.load {{%.*}} : !llvm.ptr<3> -> f32
@@ -315,19 +316,19 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // -----
 
 // A conversion that moves data across threads (32x32 fp32, rows over lanes to columns over
-// lanes) goes through shared memory: a barrier, each thread stores its 8 registers to
-// @global_smem at their row-major index (rows 4r apart: 128r + its thread's part), a barrier,
+// lanes) goes through shared memory: each thread stores its 8 registers to @global_smem at
+// their row-major index (rows 4r apart: 128r + its thread's part; nothing used the memory
+// before, so no barrier precedes), a barrier,
 // each thread loads the 8 elements the new layout gives it (columns 4r apart: + 4r). The
 // module records the 4096 bytes used and the op that needs them.
 // CHECK: module attributes {gpu.container_module
 // CHECK-SAME: tilegpu.shared_bytes = 4096 : i32
-// CHECK-SAME: tilegpu.shared_largest = "{{.*}}:[[# @LINE + 41]]"
+// CHECK-SAME: tilegpu.shared_largest = "{{.*}}:[[# @LINE + 40]]"
 // CHECK-LABEL: gpu.func @transpose_layout
 // CHECK-SAME: ([[X:%[^:]*]]: f32, [[OUT:%[^:]*]]: !llvm.ptr<1>)
 // CHECK: [[SMEM:%.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
-// CHECK: gpu.barrier
-// CHECK: [[C0:%.*]] = arith.constant 0 : i32
-// CHECK-NEXT: [[I0:%.*]] = arith.addi {{%.*}}, [[C0]] : i32
+// CHECK-NOT: gpu.barrier
+// CHECK: [[I0:%.*]] = arith.addi {{%.*}}, %c0_i32{{[_0-9]*}} : i32
 // CHECK-NEXT: [[A0:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[I0]]{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 // CHECK-NEXT: llvm.store [[X]], [[A0]] : f32, !llvm.ptr<3>
 // CHECK: [[C128:%.*]] = arith.constant 128 : i32
@@ -383,7 +384,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // CHECK-NOT: gpu.barrier
 // CHECK: [[M0:%.*]] = arith.cmpi slt, {{%.*}}, [[N]] : i32
 // CHECK-NEXT: [[M1:%.*]] = arith.cmpi slt, {{%.*}}, [[N]] : i32
-// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.barrier
 // CHECK: [[E0:%.*]] = arith.extui [[M0]] : i1 to i8
 // CHECK-NEXT: [[A0:%.*]] = llvm.getelementptr [[SMEM]]{{.*}} -> !llvm.ptr<3>, i8
 // CHECK-NEXT: llvm.store [[E0]], [[A0]] : i8, !llvm.ptr<3>

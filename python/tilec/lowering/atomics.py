@@ -13,6 +13,7 @@ from tilec.layouts import to_linear
 from tilec.lowering.context import (Distributed, Lowering, i32, owner_predicate, rule,
                                     scalar_type)
 from tilec.lowering.elementwise import _DYNAMIC_INDEX, _linear_offsets, _row_major
+from tilec.shared_memory import storage_bytes
 
 _ORDERING = {"relaxed": "monotonic", "acquire": "acquire", "release": "release",
              "acq_rel": "acq_rel"}
@@ -66,9 +67,7 @@ def _broadcast_from_owner(ctx: Lowering, values, owner, layout, shape, element):
     numel = 1
     for s in shape:
         numel *= s
-    nbytes = max(getattr(element, "width", 32) // 8, 1)
-    ctx.need_shared(max(numel, 1) * nbytes)
-    base = ctx.shared_base()
+    base = ctx.scratch(max(numel, 1) * storage_bytes(element))
     smem_ptr = ir.Type.parse("!llvm.ptr<3>")
     linear = to_linear(layout, tuple(shape)) if layout is not None else None
     thread = _linear_offsets(ctx, layout, shape) if layout is not None else None
@@ -78,7 +77,6 @@ def _broadcast_from_owner(ctx: Lowering, values, owner, layout, shape, element):
         index = constant if thread is None else arith.addi(thread, constant)
         return llvm.getelementptr(smem_ptr, base, [index], [_DYNAMIC_INDEX], element, 0)
 
-    ir.Operation.create("gpu.barrier")
     for reg, value in enumerate(values):
         if_op = scf.IfOp(owner, [], has_else=False)
         with ir.InsertionPoint(if_op.then_block):

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from typing import Callable
 
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, llvm
 
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import Layout
 from tilec.layouts import to_linear
+from tilec.shared_memory import BYTES_ATTR, OFFSET_ATTR
 
 
 class LoweringError(Exception):
@@ -69,8 +70,7 @@ class Lowering:
         self.warp: ir.Value | None = None
         self._offsets: dict[tuple, list[ir.Value]] = {}
         self.memo: dict = {}  # prologue values of the rules, by key
-        self.shared_bytes = 0
-        self.largest_shared: tuple[int, ir.Location] | None = None  # for OutOfResources
+        self.current: ir.Operation | None = None  # the op being lowered
 
     # --- values --------------------------------------------------------------------------
 
@@ -122,12 +122,25 @@ class Lowering:
             anchor = i32(0)
         self.prologue = ir.InsertionPoint(anchor.owner)
 
-    def need_shared(self, nbytes: int) -> None:
-        """Record that the op being lowered uses `nbytes` of scratch shared memory (scratch is
-        reused from op to op, so the kernel needs the largest)."""
-        if nbytes > self.shared_bytes:
-            self.shared_bytes = nbytes
-            self.largest_shared = (nbytes, ir.Location.current)
+    def scratch(self, nbytes: int) -> ir.Value:
+        """The address of the shared memory the op being lowered may use (`nbytes` of it): the
+        range tilegpu-allocate-shared-memory gave it. Barriers before it are tilegpu-membar's;
+        the op's own, between its writes and reads, are the rule's."""
+        op = self.current
+        if OFFSET_ATTR not in op.attributes:
+            raise LoweringError(op, f"'{op.name}' needs {nbytes} bytes of shared memory but has "
+                                "no offset: run tilegpu-allocate-shared-memory and tilegpu-membar "
+                                "before convert-tilegpu-to-llvm")
+        allocated = ir.IntegerAttr(op.attributes[BYTES_ATTR]).value
+        if nbytes > allocated:
+            raise LoweringError(op, f"'{op.name}' needs {nbytes} bytes of shared memory but "
+                                f"was allocated {allocated}")
+        offset = ir.IntegerAttr(op.attributes[OFFSET_ATTR]).value
+        if not offset:
+            return self.shared_base()
+        byte = ir.IntegerType.get_signless(8)
+        return llvm.getelementptr(ir.Type.parse("!llvm.ptr<3>"), self.shared_base(), [],
+                                  [offset], byte, 0)
 
     def shared_base(self) -> ir.Value:
         """The address of the kernel's dynamic shared memory (`@global_smem`)."""
@@ -172,6 +185,7 @@ class Lowering:
             fn = RULES.get(op.name.split(".")[0] + ".*")
         if fn is None:
             raise LoweringError(op, f"no lowering rule for '{op.name}' yet")
+        outer, self.current = self.current, op
         with op.location:
             try:
                 results = fn(self, op)
@@ -179,6 +193,8 @@ class Lowering:
                 raise
             except NotImplementedError as err:
                 raise LoweringError(op, f"cannot lower '{op.name}' yet: {err}") from None
+            finally:
+                self.current = outer
         for original, lowered in zip(op.results, results or []):
             self.set(original, lowered)
 

@@ -5,8 +5,8 @@ Each writes its source elements into a scratch buffer at the row-major index of 
 waits at a barrier, and reads back the elements its result's layout gives the thread. A
 coordinate is known per dimension as a constant (the register's part) plus this thread's
 offset (its lanes' and warps' part), so a permutation or a shift of coordinates costs nothing.
-(The scratch is unpadded for now; bank-conflict-free layouts come with shared-memory
-allocation.)
+The scratch is the op's range from tilegpu-allocate-shared-memory; tilegpu-membar places the
+barrier before it. (It is unpadded for now: bank-conflict-free scratch layouts are to come.)
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from mlir.dialects import arith, llvm
 
 from tilec.layouts import to_linear
 from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
+from tilec.shared_memory import storage_bytes
 
 _DYNAMIC_INDEX = -2147483648
 
@@ -54,12 +55,8 @@ class Scratch:
         self.is_bool = isinstance(element, ir.IntegerType) and element.width == 1
         self.element = element
         self.stored = ir.IntegerType.get_signless(8) if self.is_bool else element
-        width = self.stored.width if isinstance(self.stored, ir.IntegerType) else \
-            {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}.get(str(self.stored), 64)
-        ctx.need_shared(numel * max(width // 8, 1))
-        self.base = ctx.shared_base()
+        self.base = ctx.scratch(numel * storage_bytes(self.stored))
         self.pointer = ir.Type.parse("!llvm.ptr<3>")
-        ir.Operation.create("gpu.barrier")  # earlier readers of the scratch are done
 
     def address(self, index: ir.Value) -> ir.Value:
         return llvm.getelementptr(self.pointer, self.base, [index], [_DYNAMIC_INDEX],

@@ -226,7 +226,7 @@ def lower_int_to_ptr(ctx: Lowering, op: ir.Operation):
     return _per_register(ctx, op, lambda v: llvm.inttoptr(target, v))
 
 
-@rule("gpu.barrier")
+@rule("gpu.barrier", "tilegpu.barrier")
 def lower_barrier(ctx: Lowering, op: ir.Operation):
     ir.Operation.create("gpu.barrier")
     return []

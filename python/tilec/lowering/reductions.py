@@ -13,6 +13,7 @@ from mlir.dialects import arith, llvm
 from tilec.layouts import to_linear
 from tilec.lowering.context import Distributed, Lowering, LoweringError, i32, rule, scalar_type
 from tilec.lowering.elementwise import _DYNAMIC_INDEX, _row_major
+from tilec.shared_memory import storage_bytes
 
 _FULL_MASK = -1
 
@@ -140,10 +141,9 @@ def _across_warps(ctx: Lowering, op: ir.Operation, groups: dict, src: Distribute
             thread_index = term if thread_index is None else arith.addi(thread_index, term)
         stride *= src.shape[d]
     element_types = [scalar_type(v.type) for v in op.operands]
-    sizes = [_storage_bytes(t) for t in element_types]
+    sizes = [storage_bytes(t) for t in element_types]
     region_bytes = [numel * warps_along * s for s in sizes]
-    ctx.need_shared(sum(region_bytes))
-    base = ctx.shared_base()
+    base = ctx.scratch(sum(region_bytes))
     smem_ptr = ir.Type.parse("!llvm.ptr<3>")
 
     def slot(which: int, key, warp_index) -> ir.Value:
@@ -155,7 +155,6 @@ def _across_warps(ctx: Lowering, op: ir.Operation, groups: dict, src: Distribute
         stored = _storage_type(element_types[which])
         return llvm.getelementptr(smem_ptr, base, [index], [_DYNAMIC_INDEX], stored, 0)
 
-    ir.Operation.create("gpu.barrier")  # earlier users of the scratch are done
     for key, values in groups.items():
         for which, value in enumerate(values):
             llvm.store(_to_storage(value), slot(which, key, position))
@@ -175,13 +174,6 @@ def _storage_type(t: ir.Type) -> ir.Type:
     if isinstance(t, ir.IntegerType) and t.width == 1:
         return ir.IntegerType.get_signless(8)
     return t
-
-
-def _storage_bytes(t: ir.Type) -> int:
-    t = _storage_type(t)
-    if isinstance(t, ir.IntegerType):
-        return max(t.width // 8, 1)
-    return {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}[str(t)]
 
 
 def _to_storage(value: ir.Value) -> ir.Value:

@@ -13,8 +13,7 @@ from tilec.layouts import to_linear
 from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
 from tilec.lowering.data_movement import _DYNAMIC_INDEX, coordinate, linear_index, strides
 from tilec.lowering.reductions import combine
-
-_SLOT_BYTES = 8  # each operand's region gives every element 8 bytes, enough for any type
+from tilec.shared_memory import SLOT_BYTES
 
 
 @rule("tile.scan")
@@ -29,11 +28,10 @@ def lower_scan(ctx: Lowering, op: ir.Operation):
     types = [scalar_type(v.type) for v in op.operands]
     stored = [ir.IntegerType.get_signless(8) if isinstance(t, ir.IntegerType) and t.width == 1
               else t for t in types]
-    ctx.need_shared(numel * _SLOT_BYTES * len(inputs))
-    base = ctx.shared_base()
+    base = ctx.scratch(numel * SLOT_BYTES * len(inputs))
     byte = ir.IntegerType.get_signless(8)
     smem_ptr = ir.Type.parse("!llvm.ptr<3>")
-    regions = [llvm.getelementptr(smem_ptr, base, [i32(k * numel * _SLOT_BYTES)],
+    regions = [llvm.getelementptr(smem_ptr, base, [i32(k * numel * SLOT_BYTES)],
                                   [_DYNAMIC_INDEX], byte, 0) for k in range(len(inputs))]
     s = strides(shape)
     count = to_linear(layout, tuple(shape)).num_registers
@@ -47,7 +45,8 @@ def lower_scan(ctx: Lowering, op: ir.Operation):
 
     step = 1
     while step < shape[axis]:
-        ir.Operation.create("gpu.barrier")
+        if step > 1:  # the previous step's reads are done (membar places the first)
+            ir.Operation.create("gpu.barrier")
         for reg in range(count):
             for k, value in enumerate(values[reg]):
                 if stored[k] != types[k]:
@@ -95,8 +94,7 @@ def lower_sort(ctx: Lowering, op: ir.Operation):
     numel = 1
     for s in shape:
         numel *= s
-    ctx.need_shared(numel * _SLOT_BYTES)
-    base = ctx.shared_base()
+    base = ctx.scratch(numel * SLOT_BYTES)
     smem_ptr = ir.Type.parse("!llvm.ptr<3>")
     s = strides(shape)
     count = len(src.values)
@@ -119,7 +117,8 @@ def lower_sort(ctx: Lowering, op: ir.Operation):
     while k <= n:
         j = k // 2
         while j >= 1:
-            ir.Operation.create("gpu.barrier")
+            if (k, j) != (2, 1):  # the previous stage's reads are done (membar places the first)
+                ir.Operation.create("gpu.barrier")
             for reg in range(count):
                 llvm.store(values[reg], address(indices[reg]))
             ir.Operation.create("gpu.barrier")

@@ -1,0 +1,146 @@
+"""tilegpu-allocate-shared-memory: an offset in the kernel's shared memory for every buffer.
+
+After it runs, every op that uses shared memory carries `tilegpu.offset` and `tilegpu.bytes`
+(i32): each `tilegpu.local_alloc` (live from the alloc to its last use, through
+`memdesc_subview`s; a use inside a loop or branch keeps it live to the end of that op) and each
+op that needs scratch while it runs (`python/tilec/shared_memory.py` says which and how much:
+cross-warp reductions, scans, sorts, histograms, layout conversions across threads, atomics
+whose old value goes to replicas). Buffers whose lifetimes overlap get disjoint 16-byte-aligned
+ranges; the others may share bytes. The module records the kernels' largest total in
+`tilegpu.shared_bytes` and, in `tilegpu.shared_largest`, the `file:line` of the largest buffer
+(the driver names it when the total exceeds the target).
+
+Example (two reductions across warps, then a conversion; lifetimes are single ops, so all
+three start at 0 and the kernel needs the largest, 4096 bytes):
+    %s = "tile.reduce"(%x) ...                 ==> {..., tilegpu.bytes = 16 : i32, tilegpu.offset = 0 : i32}
+    %t = "tile.reduce"(%y) ...                 ==> {..., tilegpu.bytes = 16 : i32, tilegpu.offset = 0 : i32}
+    %c = "tilegpu.convert_layout"(%z) ...      ==> {tilegpu.bytes = 4096 : i32, tilegpu.offset = 0 : i32}
+    module attributes {tilegpu.shared_bytes = 4096 : i32, ...}
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from tilec.diagnostics import file_line_col
+from tilec.passbase import Pass, register
+from tilec.shared_memory import (BYTES_ATTR, OFFSET_ATTR, aligned, memdesc_bytes,
+                                 scratch_bytes)
+
+
+@dataclass
+class Buffer:
+    op: ir.Operation
+    size: int
+    start: int  # first and last op index (program order) of its lifetime
+    end: int
+    offset: int = 0
+
+    def overlaps_in_time(self, other: "Buffer") -> bool:
+        return self.start <= other.end and other.start <= self.end
+
+
+class _Numbering:
+    """Program-order indices of a kernel's ops: each op's own index, and the last index of
+    the ops nested in it (its end)."""
+
+    def __init__(self, func_op: ir.Operation):
+        self.start: dict[ir.Operation, int] = {}
+        self.end: dict[ir.Operation, int] = {}
+        self.order: list[ir.Operation] = []
+        for region in func_op.regions:
+            for block in region.blocks:
+                self._number(block)
+
+    def _number(self, block: ir.Block) -> None:
+        for op in block.operations:
+            op = op.operation
+            self.start[op] = len(self.order)
+            self.order.append(op)
+            for region in op.regions:
+                for inner in region.blocks:
+                    self._number(inner)
+            self.end[op] = len(self.order) - 1
+
+
+def _ancestor_in(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
+    """The op enclosing `op` (or `op` itself) that lies directly in `block`."""
+    while op is not None and op.block != block:
+        parent = op.parent
+        op = parent.operation if parent is not None and parent.name != "builtin.module" else None
+    return op
+
+
+def _last_use(alloc: ir.Operation, numbering: _Numbering) -> int:
+    """The last op index at which the buffer of `alloc` may be used (uses through subviews
+    included; a use nested in a loop or branch counts as the end of that op)."""
+    block = alloc.block
+    last = numbering.start[alloc]
+    pending = [alloc.results[0]]
+    while pending:
+        value = pending.pop()
+        for use in value.uses:
+            user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+            outer = _ancestor_in(user, block)
+            if outer is not None:
+                last = max(last, numbering.end[outer])
+            if user.name == "tilegpu.memdesc_subview":
+                pending.append(user.results[0])
+    return last
+
+
+def _buffers(func_op: ir.Operation) -> list[Buffer]:
+    numbering = _Numbering(func_op)
+    buffers = []
+    for op in numbering.order:
+        index = numbering.start[op]
+        if op.name == "tilegpu.local_alloc":
+            buffers.append(Buffer(op, memdesc_bytes(op.results[0].type), index,
+                                  _last_use(op, numbering)))
+            continue
+        with op.context:
+            size = scratch_bytes(op)
+        if size:
+            buffers.append(Buffer(op, size, index, index))
+    return buffers
+
+
+def assign_offsets(buffers: list[Buffer]) -> int:
+    """Give each buffer the lowest aligned offset clear of every placed buffer live at the
+    same time, largest buffers first; returns the bytes needed."""
+    placed: list[Buffer] = []
+    for buffer in sorted(buffers, key=lambda b: (-b.size, b.start)):
+        rivals = [p for p in placed if p.overlaps_in_time(buffer)]
+        candidates = sorted({0} | {aligned(p.offset + p.size) for p in rivals})
+        for offset in candidates:
+            if all(offset + buffer.size <= p.offset or p.offset + p.size <= offset
+                   for p in rivals):
+                buffer.offset = offset
+                break
+        placed.append(buffer)
+    return max((b.offset + b.size for b in buffers), default=0)
+
+
+@register
+class AllocateSharedMemory(Pass):
+    name = "tilegpu-allocate-shared-memory"
+    summary = "Liveness-based offsets for every shared buffer; total on the module"
+
+    def run(self, module: ir.Operation) -> None:
+        i32 = ir.IntegerType.get_signless(32)
+        total, largest = 0, None
+        body = module.regions[0].blocks[0]
+        for func_op in [op.operation for op in body.operations if op.operation.name == "func.func"]:
+            buffers = _buffers(func_op)
+            total = max(total, assign_offsets(buffers))
+            for buffer in buffers:
+                buffer.op.attributes[OFFSET_ATTR] = ir.IntegerAttr.get(i32, buffer.offset)
+                buffer.op.attributes[BYTES_ATTR] = ir.IntegerAttr.get(i32, buffer.size)
+                if largest is None or buffer.size > largest.size:
+                    largest = buffer
+        module.attributes["tilegpu.shared_bytes"] = ir.IntegerAttr.get(i32, total)
+        where = file_line_col(largest.op.location) if largest is not None else None
+        if where:
+            module.attributes["tilegpu.shared_largest"] = ir.StringAttr.get(
+                f"{where[0]}:{where[1]}")

@@ -1,0 +1,181 @@
+"""tilegpu-membar: a barrier between shared-memory accesses that conflict, and nowhere else.
+
+After it runs, a `tilegpu.barrier` separates every shared-memory write from earlier reads and
+writes of overlapping bytes, and every read from earlier writes of overlapping bytes, along
+every path of the kernel: through `scf.if` branches and around `scf.for`/`scf.while` loops
+(an access early in a loop body conflicts with one late in the previous iteration). Reads
+after reads, and accesses to disjoint bytes, need none. Runs after
+`tilegpu-allocate-shared-memory`, whose offsets say which bytes each op touches:
+- an op with scratch writes its bytes first and reads them last (its own barrier in between
+  comes with its lowering), so it conflicts with any pending access to them and leaves reads
+  pending;
+- `local_alloc` with a value and `local_store` write their buffer, `local_load` reads it, an
+  async copy writes it (a memdesc reached through a block argument may be any buffer);
+- an existing `tilegpu.barrier` or `gpu.barrier` completes everything pending.
+
+Example (two reductions across warps, both at offset 0):
+    %s = "tile.reduce"(%x) ... {tilegpu.offset = 0 : i32, tilegpu.bytes = 16 : i32}
+    %t = "tile.reduce"(%y) ... {tilegpu.offset = 0 : i32, tilegpu.bytes = 16 : i32}
+becomes
+    %s = "tile.reduce"(%x) ...
+    "tilegpu.barrier"() : () -> ()
+    %t = "tile.reduce"(%y) ...
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+from tilec.passbase import Pass, register
+from tilec.shared_memory import BYTES_ATTR, OFFSET_ATTR
+
+Interval = tuple[int, int]  # [start, end) in bytes
+_ANYWHERE: Interval = (0, 1 << 31)
+_BARRIERS = ("tilegpu.barrier", "gpu.barrier")
+_LOOPS = ("scf.for", "scf.while")
+
+
+@dataclass(frozen=True)
+class Pending:
+    """Shared-memory accesses made since the last barrier."""
+    reads: frozenset = field(default_factory=frozenset)
+    writes: frozenset = field(default_factory=frozenset)
+
+    def union(self, other: "Pending") -> "Pending":
+        return Pending(self.reads | other.reads, self.writes | other.writes)
+
+    def conflicts(self, reads: list[Interval], writes: list[Interval]) -> bool:
+        return any(_overlap(w, p) for w in writes for p in self.reads | self.writes) or \
+            any(_overlap(r, p) for r in reads for p in self.writes)
+
+
+def _overlap(a: Interval, b: Interval) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _own_range(op: ir.Operation) -> Interval:
+    offset = ir.IntegerAttr(op.attributes[OFFSET_ATTR]).value
+    return offset, offset + ir.IntegerAttr(op.attributes[BYTES_ATTR]).value
+
+
+def _buffer_range(value: ir.Value) -> Interval:
+    """The bytes of the buffer a memdesc value points into."""
+    while True:
+        owner = value.owner
+        if isinstance(owner, ir.Block):
+            return _ANYWHERE
+        owner = owner.operation
+        if owner.name == "tilegpu.memdesc_subview":
+            value = owner.operands[0]
+            continue
+        if owner.name == "tilegpu.local_alloc" and OFFSET_ATTR in owner.attributes:
+            return _own_range(owner)
+        return _ANYWHERE
+
+
+def accesses(op: ir.Operation) -> tuple[list[Interval], list[Interval], Pending]:
+    """The bytes `op` reads and writes first, and the accesses it leaves pending."""
+    name = op.name
+    if name == "tilegpu.local_alloc":
+        if not len(op.operands):
+            return [], [], Pending()
+        rng = _own_range(op)
+        return [], [rng], Pending(writes=frozenset([rng]))
+    if name in ("tilegpu.local_store", "tilegpu.async_copy_global_to_local"):
+        rng = _buffer_range(op.operands[1])
+        return [], [rng], Pending(writes=frozenset([rng]))
+    if name == "tilegpu.local_load":
+        rng = _buffer_range(op.operands[0])
+        return [rng], [], Pending(reads=frozenset([rng]))
+    if OFFSET_ATTR in op.attributes:  # scratch: written first, read last
+        rng = _own_range(op)
+        return [], [rng], Pending(reads=frozenset([rng]))
+    return [], [], Pending()
+
+
+class _Barriers:
+    def __init__(self):
+        self.count = 0  # barriers placed (or that would be, while simulating)
+
+    def block(self, block: ir.Block, state: Pending, insert: bool) -> Pending:
+        """The accesses pending after `block` when `state` is pending before it, placing
+        barriers where an op conflicts (only when `insert`: loops are first iterated to a
+        fixed point without changing the IR)."""
+        for op in list(block.operations):
+            state = self.op(op.operation, state, insert)
+        return state
+
+    def op(self, op: ir.Operation, state: Pending, insert: bool) -> Pending:
+        if op.name in _BARRIERS:
+            return Pending()
+        if op.name == "scf.if":
+            branches = [self.block(region.blocks[0], state, insert)
+                        for region in op.regions if len(region.blocks)]
+            if len(branches) == 1:  # no else: the untaken path keeps `state`
+                branches.append(state)
+            return branches[0].union(branches[1])
+        if op.name in _LOOPS:
+            return self.loop(op, state, insert)
+        reads, writes, after = accesses(op)
+        if state.conflicts(reads, writes):
+            if insert:
+                _barrier_before(op)
+            self.count += 1
+            state = Pending()
+        return state.union(after)
+
+    def loop(self, op: ir.Operation, entry: Pending, insert: bool) -> Pending:
+        """Regions run in order, then back to the first: iterate the state at the loop's
+        head to a fixed point (it only grows, over finitely many intervals). When what is
+        pending before the loop would cost a barrier on every trip, one barrier before the
+        loop is placed instead."""
+        blocks = [region.blocks[0] for region in op.regions if len(region.blocks)]
+
+        def through(state: Pending, insert_now: bool) -> tuple[Pending, Pending]:
+            first = None
+            for block in blocks:
+                state = self.block(block, state, insert_now)
+                first = state if first is None else first
+            return first, state
+
+        def fixed_point(head: Pending) -> tuple[Pending, int]:
+            saved = self.count
+            while True:
+                self.count = 0
+                _, back = through(head, False)
+                grown = head.union(back)
+                if grown == head:
+                    inside, self.count = self.count, saved
+                    return head, inside
+                head = grown
+
+        head, inside = fixed_point(entry)
+        if entry != Pending():
+            cleared, inside_cleared = fixed_point(Pending())
+            if inside_cleared < inside:
+                if insert:
+                    _barrier_before(op)
+                self.count += 1
+                head = cleared
+        first, _ = through(head, insert)
+        # scf.for leaves from its head (zero trips too); scf.while after its condition region.
+        return head if op.name == "scf.for" else first
+
+
+def _barrier_before(op: ir.Operation) -> None:
+    with op.location, ir.InsertionPoint(op):
+        ir.Operation.create("tilegpu.barrier")
+
+
+@register
+class Membar(Pass):
+    name = "tilegpu-membar"
+    summary = "Barriers between conflicting shared-memory accesses, only where needed"
+
+    def run(self, module: ir.Operation) -> None:
+        body = module.regions[0].blocks[0]
+        for func_op in [op.operation for op in body.operations if op.operation.name == "func.func"]:
+            barriers = _Barriers()
+            for block in func_op.regions[0].blocks:
+                barriers.block(block, Pending(), True)

@@ -1,0 +1,143 @@
+"""How much shared memory each `tilegpu` op needs, read from its types and layouts.
+
+One table serves the passes and the lowering: `tilegpu-allocate-shared-memory` sizes every
+buffer with it before code generation, and each lowering rule takes its scratch from the offset
+the allocation recorded on its op (`tilegpu.offset`, `tilegpu.bytes`), checking that the bytes it
+uses fit. An op moves data between threads through shared memory when:
+- a layout conversion (or `trans`, `reshape`, `join`, `split`, `cat`, `gather`) moves elements
+  across lanes or warps: one slot per element;
+- a reduction combines partials across warps: one slot per result element and warp along the
+  axis, for each operand;
+- a scan or sort along an axis longer than 1: 8 bytes per element and operand;
+- a histogram: one i32 counter per bin;
+- an atomic whose old value is wanted by threads holding copies of the element it updates.
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from tilec.dialects import tile, tilegpu
+from tilec.dialects.tilegpu import MemDesc
+from tilec.layouts import to_linear
+
+ALIGNMENT = 16  # every buffer starts on a 16-byte boundary (the widest shared access)
+SLOT_BYTES = 8  # a scan's or sort's slot: enough for any element type
+OFFSET_ATTR, BYTES_ATTR = "tilegpu.offset", "tilegpu.bytes"
+
+_FLOAT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+
+
+def storage_bytes(element: ir.Type) -> int:
+    """Bytes one element takes in shared memory (i1 as a byte, pointers as 8 bytes)."""
+    if isinstance(element, ir.IntegerType):
+        return max(element.width // 8, 1)
+    return _FLOAT_BYTES.get(str(element), 8)
+
+
+def numel(shape) -> int:
+    n = 1
+    for size in shape:
+        n *= size
+    return n
+
+
+def _element_and_shape(value: ir.Value):
+    if isinstance(value.type, ir.RankedTensorType):
+        return tile.element_type(value.type), tuple(value.type.shape)
+    return value.type, ()
+
+
+def _per_element(value: ir.Value, count_from: ir.Value | None = None) -> int:
+    element, shape = _element_and_shape(value)
+    if count_from is not None:
+        shape = _element_and_shape(count_from)[1]
+    return numel(shape) * storage_bytes(element)
+
+
+def crosses_threads(src_type: ir.Type, dst_type: ir.Type, project=lambda coord: coord) -> bool:
+    """Whether some lane or warp holds different elements in the two layouts (coordinates of
+    the destination mapped to the source's by `project`)."""
+    src = to_linear(tilegpu.tensor_layout(src_type), tuple(src_type.shape))
+    dst = to_linear(tilegpu.tensor_layout(dst_type), tuple(dst_type.shape))
+    return any([project(b) for b in dst_bases] != list(src_bases)
+               for dst_bases, src_bases in ((dst.lane, src.lane), (dst.warp, src.warp)))
+
+
+def reduce_warp_bits(op: ir.Operation) -> list[int]:
+    """The warp-id bits that move along a reduction's axis (its partials meet in shared
+    memory when there are any)."""
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    src = op.operands[0].type
+    linear = to_linear(tilegpu.tensor_layout(src), tuple(src.shape))
+    return [bit for bit, basis in enumerate(linear.warp) if basis[axis]]
+
+
+def _replicated(value: ir.Value) -> bool:
+    """Whether several threads hold each element of `value` (always, for a scalar)."""
+    if not isinstance(value.type, ir.RankedTensorType):
+        return True
+    linear = to_linear(tilegpu.tensor_layout(value.type), tuple(value.type.shape))
+    return any(not any(basis) for basis in (*linear.lane, *linear.warp))
+
+
+def _reduce(op: ir.Operation) -> int:
+    warps_along = 1 << len(reduce_warp_bits(op))
+    if warps_along == 1:
+        return 0
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    out = [s for d, s in enumerate(op.operands[0].type.shape) if d != axis]
+    return numel(out) * warps_along * sum(
+        storage_bytes(tile.element_type(v.type)) for v in op.operands)
+
+
+def _along_axis(op: ir.Operation, operands: int) -> int:
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    shape = tuple(op.operands[0].type.shape)
+    return 0 if shape[axis] == 1 else numel(shape) * SLOT_BYTES * operands
+
+
+def _atomic(op: ir.Operation) -> int:
+    result = op.results[0]
+    if not list(result.uses) or not _replicated(result):
+        return 0
+    element, shape = _element_and_shape(result)
+    return max(numel(shape), 1) * storage_bytes(element)
+
+
+def _convert(op: ir.Operation) -> int:
+    if not crosses_threads(op.operands[0].type, op.results[0].type):
+        return 0
+    return _per_element(op.results[0])
+
+
+_SCRATCH = {
+    "tilegpu.convert_layout": _convert,
+    "tile.trans": lambda op: _per_element(op.results[0]),
+    "tile.reshape": lambda op: _per_element(op.results[0]),
+    "tile.join": lambda op: _per_element(op.results[0]),
+    "tile.cat": lambda op: _per_element(op.results[0]),
+    "tile.split": lambda op: _per_element(op.results[0], count_from=op.operands[0]),
+    "tile.gather": lambda op: _per_element(op.results[0], count_from=op.operands[0]),
+    "tile.reduce": _reduce,
+    "tile.scan": lambda op: _along_axis(op, len(op.operands)),
+    "tile.sort": lambda op: _along_axis(op, 1),
+    "tile.histogram": lambda op: numel(op.results[0].type.shape) * 4,
+    "tile.atomic_rmw": _atomic,
+    "tile.atomic_cas": _atomic,
+}
+
+
+def scratch_bytes(op: ir.Operation) -> int:
+    """Bytes of shared memory `op` uses while it runs (0: none)."""
+    size = _SCRATCH.get(op.name)
+    return size(op) if size else 0
+
+
+def memdesc_bytes(t: ir.Type) -> int:
+    """Bytes of a `!tilegpu.memdesc` buffer."""
+    desc = MemDesc.from_type(t)
+    return numel(desc.shape) * storage_bytes(ir.Type.parse(desc.element_type))
+
+
+def aligned(nbytes: int) -> int:
+    return (nbytes + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT

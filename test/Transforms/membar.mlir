@@ -1,0 +1,209 @@
+// RUN: tilec-opt %s --split-input-file --tilegpu-membar | filecheck %s
+// The offsets are given (as tilegpu-allocate-shared-memory would record them) so each case
+// says exactly which bytes overlap.
+
+#b = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+!buf = !tilegpu.memdesc<[64, 32], f16, #shared, true>
+
+// Read after write and write after read of one buffer need a barrier; read after read does
+// not; the first access of the kernel needs none.
+// CHECK-LABEL: func.func @straight_line
+// CHECK-NEXT: "tilegpu.local_alloc"
+// CHECK-NEXT: "tilegpu.local_store"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_store"
+// CHECK-NEXT: return
+func.func @straight_line(%x: tensor<64x32xf16, #b>) {
+  %a = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 4096 : i32} : () -> !buf
+  "tilegpu.local_store"(%x, %a) : (tensor<64x32xf16, #b>, !buf) -> ()
+  %y = "tilegpu.local_load"(%a) : (!buf) -> tensor<64x32xf16, #b>
+  %z = "tilegpu.local_load"(%a) : (!buf) -> tensor<64x32xf16, #b>
+  "tilegpu.local_store"(%z, %a) : (tensor<64x32xf16, #b>, !buf) -> ()
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+!buf = !tilegpu.memdesc<[64, 32], f16, #shared, true>
+
+// Disjoint buffers do not wait for each other: the store to %b follows the store to %a with
+// no barrier; loading %a waits (it was written), and that one barrier also covers %b.
+// CHECK-LABEL: func.func @disjoint
+// CHECK-NEXT: "tilegpu.local_alloc"
+// CHECK-NEXT: "tilegpu.local_alloc"
+// CHECK-NEXT: "tilegpu.local_store"
+// CHECK-NEXT: "tilegpu.local_store"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: return
+func.func @disjoint(%x: tensor<64x32xf16, #b>) {
+  %a = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 4096 : i32} : () -> !buf
+  %c = "tilegpu.local_alloc"() {tilegpu.offset = 4096 : i32, tilegpu.bytes = 4096 : i32} : () -> !buf
+  "tilegpu.local_store"(%x, %a) : (tensor<64x32xf16, #b>, !buf) -> ()
+  "tilegpu.local_store"(%x, %c) : (tensor<64x32xf16, #b>, !buf) -> ()
+  %y = "tilegpu.local_load"(%a) : (!buf) -> tensor<64x32xf16, #b>
+  %z = "tilegpu.local_load"(%c) : (!buf) -> tensor<64x32xf16, #b>
+  return
+}
+
+// -----
+
+#row = #tilegpu.blocked<[1, 8], [32, 1], [1, 4], [1, 0]>
+#col = #tilegpu.blocked<[8, 1], [1, 32], [4, 1], [0, 1]>
+
+// Ops with scratch (here conversions across threads) write their bytes first and read them
+// last: the second conversion at offset 0 waits for the first one's reads; a third in other
+// bytes (4096..8192) does not wait, nor does one whose scratch was placed in bytes nothing
+// touched since the last barrier.
+// CHECK-LABEL: func.func @scratch
+// CHECK-NEXT: "tilegpu.convert_layout"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.convert_layout"
+// CHECK-NEXT: "tilegpu.convert_layout"
+// CHECK-NEXT: return
+func.func @scratch(%x: tensor<32x32xf32, #row>) {
+  %a = "tilegpu.convert_layout"(%x) {tilegpu.offset = 0 : i32, tilegpu.bytes = 4096 : i32} : (tensor<32x32xf32, #row>) -> tensor<32x32xf32, #col>
+  %b = "tilegpu.convert_layout"(%x) {tilegpu.offset = 0 : i32, tilegpu.bytes = 4096 : i32} : (tensor<32x32xf32, #row>) -> tensor<32x32xf32, #col>
+  %c = "tilegpu.convert_layout"(%x) {tilegpu.offset = 4096 : i32, tilegpu.bytes = 4096 : i32} : (tensor<32x32xf32, #row>) -> tensor<32x32xf32, #col>
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+!buf = !tilegpu.memdesc<[64, 32], f16, #shared, true>
+
+// A barrier already there completes what is pending: none is added.
+// CHECK-LABEL: func.func @existing_barrier
+// CHECK-NEXT: "tilegpu.local_alloc"
+// CHECK-NEXT: "tilegpu.local_store"
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: return
+func.func @existing_barrier(%x: tensor<64x32xf16, #b>) {
+  %a = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 4096 : i32} : () -> !buf
+  "tilegpu.local_store"(%x, %a) : (tensor<64x32xf16, #b>, !buf) -> ()
+  gpu.barrier
+  %y = "tilegpu.local_load"(%a) : (!buf) -> tensor<64x32xf16, #b>
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+!buf = !tilegpu.memdesc<[64, 32], f16, #shared, true>
+
+// Branches: the load in the `then` branch waits for the store before the `if`; the `else`
+// branch does not touch the buffer and gets no barrier. After the `if`, the store waits
+// (the `then` path left reads pending), and so does the load after it.
+// CHECK-LABEL: func.func @branches
+// CHECK: "tilegpu.local_store"
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: } else {
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: }
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_store"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_load"
+func.func @branches(%x: tensor<64x32xf16, #b>, %c: i1, %i: i32) {
+  %a = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 4096 : i32} : () -> !buf
+  "tilegpu.local_store"(%x, %a) : (tensor<64x32xf16, #b>, !buf) -> ()
+  scf.if %c {
+    %y = "tilegpu.local_load"(%a) : (!buf) -> tensor<64x32xf16, #b>
+  } else {
+    %j = arith.addi %i, %i : i32
+  }
+  "tilegpu.local_store"(%x, %a) : (tensor<64x32xf16, #b>, !buf) -> ()
+  %z = "tilegpu.local_load"(%a) : (!buf) -> tensor<64x32xf16, #b>
+  return
+}
+
+// -----
+
+#row = #tilegpu.blocked<[1, 8], [32, 1], [1, 4], [1, 0]>
+#col = #tilegpu.blocked<[8, 1], [1, 32], [4, 1], [0, 1]>
+
+// A conversion in a loop: the first trip needs no barrier, but each later trip's writes
+// would race with the previous trip's reads, so the barrier goes inside the loop, before
+// the conversion. A conversion after the loop waits as well (the loop left reads pending).
+// CHECK-LABEL: func.func @loop_carried
+// CHECK: scf.for
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.convert_layout"
+// CHECK-NEXT: }
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.convert_layout"
+// CHECK-NEXT: return
+func.func @loop_carried(%x: tensor<32x32xf32, #row>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %a = "tilegpu.convert_layout"(%x) {tilegpu.offset = 0 : i32, tilegpu.bytes = 4096 : i32} : (tensor<32x32xf32, #row>) -> tensor<32x32xf32, #col>
+  }
+  %b = "tilegpu.convert_layout"(%x) {tilegpu.offset = 0 : i32, tilegpu.bytes = 4096 : i32} : (tensor<32x32xf32, #row>) -> tensor<32x32xf32, #col>
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+!buf = !tilegpu.memdesc<[64, 32], f16, #shared, true>
+
+// A loop that reads then writes one buffer: the store waits for this trip's load, and the
+// load waits for the previous trip's store. Both barriers are inside the loop.
+// CHECK-LABEL: func.func @loop_read_write
+// CHECK: scf.for
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_store"
+// CHECK-NEXT: }
+func.func @loop_read_write(%x: tensor<64x32xf16, #b>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 4096 : i32} : () -> !buf
+  scf.for %i = %c0 to %n step %c1 {
+    %y = "tilegpu.local_load"(%a) : (!buf) -> tensor<64x32xf16, #b>
+    "tilegpu.local_store"(%y, %a) : (tensor<64x32xf16, #b>, !buf) -> ()
+  }
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+!buf = !tilegpu.memdesc<[64, 32], f16, #shared, true>
+
+// A loop that only reads a buffer written before it: one barrier before the loop instead of
+// one on every trip.
+// CHECK-LABEL: func.func @loop_reads_only
+// CHECK: "tilegpu.local_store"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: }
+// CHECK-NOT: "tilegpu.barrier"
+func.func @loop_reads_only(%x: tensor<64x32xf16, #b>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 4096 : i32} : () -> !buf
+  "tilegpu.local_store"(%x, %a) : (tensor<64x32xf16, #b>, !buf) -> ()
+  scf.for %i = %c0 to %n step %c1 {
+    %y = "tilegpu.local_load"(%a) : (!buf) -> tensor<64x32xf16, #b>
+  }
+  return
+}
