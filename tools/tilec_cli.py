@@ -67,7 +67,7 @@ def cmd_compile(args) -> int:
     last = max(stages, key=tilec.compiler.STAGES.index)
     compiled = tilec.compile(kernel, signature=dict(zip(runtime, types)), constexprs=constexprs,
                              target=args.target, num_warps=args.num_warps,
-                             num_stages=args.num_stages, stop_after=last)
+                             num_stages=args.num_stages, debug=args.debug, stop_after=last)
     missing = [s for s in stages if s not in compiled.asm]
     if missing:
         raise ValueError(f"stage(s) {missing} are not produced yet; available: "
@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--target", default="cuda:90")
     p.add_argument("--num-warps", type=int, default=4)
     p.add_argument("--num-stages", type=int, default=3)
+    p.add_argument("--debug", action="store_true", help="keep device_assert checks")
     p.add_argument("-o", "--output", help="write KERNEL.STAGE.mlir files to this folder")
     args = parser.parse_args(argv)
     try:

@@ -206,7 +206,7 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
     if cached is not None:
         return cached
     context = make_context()
-    module = generate_tile_ir(fn, params, constants, context)
+    module = generate_tile_ir(fn, params, constants, context, debug=options.debug)
     _run_stage(module, "tile", TILE_PIPELINE, fn)
     asm = {"tile": module.operation.get_asm(enable_debug_info=True)}
     metadata = {"name": fn.__name__, "num_warps": options.num_warps,
@@ -328,8 +328,9 @@ def _to_cache(cache_key: str, kernel: CompiledKernel) -> None:
 
 
 def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict[str, Any],
-                     context: ir.Context) -> ir.OpView:
-    """The frontend's `tile` IR for `fn` with `params` as arguments and `constants` folded."""
+                     context: ir.Context, debug: bool = False) -> ir.OpView:
+    """The frontend's `tile` IR for `fn` with `params` as arguments and `constants` folded
+    (device_assert only when `debug`)."""
     def_loc = ir.Location.file(fn.filename, fn.def_line, fn.indent + 1, context=context)
     with context, def_loc:
         module = ir.Module.create()
@@ -350,7 +351,7 @@ def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict
         for p, arg in zip(params, entry.arguments):
             scope[p.name] = tensor(arg, p.type)
         with ir.InsertionPoint(entry):
-            returned = CodeGenerator(fn, scope).generate_body()
+            returned = CodeGenerator(fn, scope, debug=debug).generate_body()
             if returned is not None:
                 raise CompilationError(f"kernel {fn.__name__} returns a value: kernels write "
                                        "their results through pointers", fn.filename,

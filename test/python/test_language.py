@@ -17,8 +17,8 @@ def compile_tile(*args, **kwargs):
     return tilec.compile(*args, stop_after="tile", **kwargs)
 
 
-def compile_ir(kernel, signature, constexprs=None) -> str:
-    compiled = compile_tile(kernel, signature=signature, constexprs=constexprs or {})
+def compile_ir(kernel, signature, constexprs=None, **options) -> str:
+    compiled = compile_tile(kernel, signature=signature, constexprs=constexprs or {}, **options)
     text = compiled.asm["tile"]
     parse_module(text, make_context(), "reparse.mlir")  # the stage parses back
     return text
@@ -117,7 +117,7 @@ def test_random_is_written_in_the_language():
 
 def test_hints_and_debug(capsys):
     text = compile_ir(K.hints_and_debug, {"X": "*fp32", "Y": "*fp32", "n": "i32"},
-                      {"BLOCK": 64})
+                      {"BLOCK": 64}, debug=True)  # device_assert is kept only with debug
     assert "compiling hints_and_debug with BLOCK = 64" in capsys.readouterr().out
     assert "tile.divisibility = array<i32: 16>" in text
     assert "tile.contiguity = array<i32: 16>" in text

@@ -81,9 +81,11 @@ MAX_INLINE_DEPTH = 32
 class CodeGenerator(ast.NodeVisitor):
     def __init__(self, fn, scope: dict[str, Any], call_sites: tuple = (),
                  call_locs: tuple = (), parent: "CodeGenerator | None" = None,
-                 parent_node: ast.AST | None = None):
+                 parent_node: ast.AST | None = None, debug: bool = False):
         self.fn = fn  # a JITFunction
         self.parent, self.parent_node = parent, parent_node  # the caller, for inlined code
+        # CompileOptions.debug: device_assert is compiled only then (as in Triton).
+        self.debug = parent.debug if parent is not None else debug
         self.scope = dict(scope)
         self.call_sites = call_sites  # ("file:line", ...) innermost first, for error messages
         self.call_locs = call_locs  # ir.Location of each call site, innermost first

@@ -62,12 +62,16 @@ def lower_elementwise(ctx: Lowering, op: ir.Operation):
     return _elementwise(ctx, op)
 
 
-def _grid_value(op: ir.Operation, name: str):
-    axis = ir.IntegerAttr(op.attributes["axis"]).value
+def grid_index(name: str, axis: int) -> ir.Value:
+    """`gpu.block_id` or `gpu.grid_dim` (`name`) along `axis`, as an i32."""
     dim = ir.Attribute.parse(f"#gpu<dim {'xyz'[axis]}>")
     index = ir.Operation.create(name, results=[ir.IndexType.get()],
                                 attributes={"dimension": dim}).result
-    return [arith.index_cast(ir.IntegerType.get_signless(32), index)]
+    return arith.index_cast(ir.IntegerType.get_signless(32), index)
+
+
+def _grid_value(op: ir.Operation, name: str):
+    return [grid_index(name, ir.IntegerAttr(op.attributes["axis"]).value)]
 
 
 @rule("tile.program_id")
