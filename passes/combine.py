@@ -202,11 +202,14 @@ def erase_dead_ops(module: ir.Operation) -> bool:
         op = dead.pop()
         if _has_uses(op):
             continue
-        producers = [v.owner for v in op.operands
-                     if isinstance(v.owner, (ir.Operation, ir.OpView))]
+        producers = []
+        for v in op.operands:  # once each: `x * x` must not queue x's producer twice
+            if isinstance(v.owner, (ir.Operation, ir.OpView)) and \
+                    v.owner.operation not in producers:
+                producers.append(v.owner.operation)
         op.erase()
         erased = True
-        dead += [p.operation for p in producers if is_dead(p.operation)]
+        dead += [p for p in producers if p not in dead and is_dead(p)]
     return erased
 
 
