@@ -152,6 +152,70 @@ def sink_into_reductions(module: ir.Operation) -> bool:
     return changed
 
 
+def _wanted_layouts(value: ir.Value, body: ir.Block, seen: set) -> set:
+    """Source layouts of the conversions feeding `value` through elementwise ops of `body`."""
+    owner = value.owner
+    if not isinstance(owner, (ir.Operation, ir.OpView)) or value in seen:
+        return set()
+    seen.add(value)
+    op = owner.operation
+    if op.block != body:
+        return set()
+    if op.name == "tilegpu.convert_layout":
+        return {_layout(op.operands[0])}
+    if not _is_elementwise(op):
+        return set()
+    found = set()
+    for operand in op.operands:
+        if isinstance(operand.type, ir.RankedTensorType):
+            found |= _wanted_layouts(operand, body, seen)
+    return found
+
+
+def retype_loop_carried(module: ir.Operation) -> bool:
+    """A tensor carried by an `scf.for` whose next value is computed from conversions out of
+    one other layout (an accumulator of loads) is carried in that layout instead: converted
+    once before the loop (free for a constant) and once after it, rather than on every trip."""
+    changed = False
+    for loop in ops_in(module, "scf.for"):
+        body = loop.regions[0].blocks[0]
+        yield_op = list(body.operations)[-1].operation
+        for i, arg in enumerate(list(body.arguments)[1:]):
+            if not isinstance(arg.type, ir.RankedTensorType):
+                continue
+            wanted = _wanted_layouts(yield_op.operands[i], body, set())
+            if len(wanted) != 1 or _layout(arg) in wanted:
+                continue
+            _carry_in(loop, i, wanted.pop())
+            changed = True
+    return changed
+
+
+def _carry_in(loop: ir.Operation, i: int, layout) -> None:
+    """Carry iteration argument `i` of `loop` in `layout`, converting at the loop's edges."""
+    body = loop.regions[0].blocks[0]
+    arg, result = body.arguments[1 + i], loop.results[i]
+    old = _layout(arg)
+    new_type = tilegpu.with_layout(arg.type, layout)
+    with ir.InsertionPoint(loop), loop.location:
+        loop.operands[3 + i] = tilegpu.convert_layout(loop.operands[3 + i], layout)
+    arg.set_type(new_type)
+    uses = [(use.owner, use.operand_number) for use in arg.uses]
+    with ir.InsertionPoint(list(body.operations)[0]), loop.location:
+        back = tilegpu.convert_layout(arg, old)
+    for owner, number in uses:
+        owner.operands[number] = back
+    yield_op = list(body.operations)[-1].operation
+    with ir.InsertionPoint(yield_op), loop.location:
+        yield_op.operands[i] = tilegpu.convert_layout(yield_op.operands[i], layout)
+    result.set_type(new_type)
+    uses = [(use.owner, use.operand_number) for use in result.uses]
+    with ir.InsertionPoint.after(loop), loop.location:
+        after = tilegpu.convert_layout(result, old)
+    for owner, number in uses:
+        owner.operands[number] = after
+
+
 @register
 class RemoveLayoutConversions(Pass):
     name = "tilegpu-remove-layout-conversions"
@@ -159,7 +223,8 @@ class RemoveLayoutConversions(Pass):
 
     def run(self, module: ir.Operation) -> None:
         for _ in range(8):
-            changed = remove_conversions(module)
+            changed = retype_loop_carried(module)
+            changed |= remove_conversions(module)
             changed |= sink_into_reductions(module)
             erase_dead_ops(module)
             cse_pure_ops(module)

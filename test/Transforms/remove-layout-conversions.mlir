@@ -275,18 +275,17 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 
 // -----
 
-// Loop-carried tensors are block arguments: they are not moved, so the conversion of the
-// accumulator after the loop and of the load inside it stay (layouts are not yet pushed through
-// scf.for).
+// A loop-carried accumulator of loads is carried in the loads' layout: the loop's init, its
+// block argument, its yield and its result all become #b4, so neither the load inside the
+// loop nor the result stored after it is converted.
 // CHECK-LABEL: func.func @loop_carried
-// CHECK: [[INIT:%.*]] = arith.constant {{.*}} : tensor<1024xf32, [[L1:#tilegpu.blocked<.1., [^>]*>]]>
-// CHECK: [[RES:%.*]] = scf.for {{.*}} iter_args([[ACC:%.*]] = [[INIT]]) -> (tensor<1024xf32, [[L1]]>)
+// CHECK: [[INIT:%.*]] = arith.constant {{.*}} : tensor<1024xf32, [[L4:#tilegpu.blocked<.4., [^>]*>]]>
+// CHECK: [[RES:%.*]] = scf.for {{.*}} iter_args([[ACC:%.*]] = [[INIT]]) -> (tensor<1024xf32, [[L4]]>)
 // CHECK: [[X:%.*]] = "tile.load"
-// CHECK-NEXT: [[X1:%.*]] = "tilegpu.convert_layout"([[X]]) : (tensor<1024xf32, [[L4:#tilegpu.blocked<.4., [^>]*>]]>) -> tensor<1024xf32, [[L1]]>
-// CHECK-NEXT: [[N:%.*]] = arith.addf [[ACC]], [[X1]] : tensor<1024xf32, [[L1]]>
+// CHECK-NEXT: [[N:%.*]] = arith.addf [[ACC]], [[X]] : tensor<1024xf32, [[L4]]>
 // CHECK-NEXT: scf.yield [[N]]
-// CHECK: [[R4:%.*]] = "tilegpu.convert_layout"([[RES]]) : (tensor<1024xf32, [[L1]]>) -> tensor<1024xf32, [[L4]]>
-// CHECK-NEXT: "tile.store"(%arg0, [[R4]])
+// CHECK-NEXT: }
+// CHECK-NEXT: "tile.store"(%arg0, [[RES]])
 #b1 = #tilegpu.blocked<[1], [32], [4], [0]>
 #b4 = #tilegpu.blocked<[4], [32], [4], [0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
@@ -343,4 +342,43 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     "tile.store"(%r, %m) {cache = "none", evict = "evict_normal"} : (tensor<32x!tile.ptr<f32, 1 : i32>, #tilegpu.slice<1 : i32, #d>>, tensor<32xf32, #tilegpu.slice<1 : i32, #d>>) -> ()
     return
   }
+}
+
+// -----
+
+// An accumulator carried by a loop in #b1 while each trip's loads come in #b4: the loop
+// carries it in #b4 instead (the zero constant is built in #b4, no conversion is left in the
+// loop body, and the reduction after the loop takes the #b4 result). `%c * %c` uses the
+// converted load twice, which must not confuse the clean-up of dead ops.
+// CHECK-LABEL: func.func @loop_accumulator
+// CHECK: [[ZERO:%.*]] = arith.constant dense<0.000000e+00> : tensor<1024xf32, [[L4:#tilegpu.blocked<.4., [^>]*>]]>
+// CHECK: [[R:%.*]] = scf.for {{.*}} iter_args([[ACC:%.*]] = [[ZERO]]) -> (tensor<1024xf32, [[L4]]>)
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: [[X:%.*]] = "tile.load"{{.*}} -> tensor<1024xf32, [[L4]]>
+// CHECK-NEXT: [[SQ:%.*]] = arith.mulf [[X]], [[X]] : tensor<1024xf32, [[L4]]>
+// CHECK-NEXT: [[S:%.*]] = arith.addf [[ACC]], [[SQ]] : tensor<1024xf32, [[L4]]>
+// CHECK-NEXT: scf.yield [[S]] : tensor<1024xf32, [[L4]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: "tile.reduce"([[R]])
+// CHECK-NOT: tilegpu.convert_layout
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+#b4 = #tilegpu.blocked<[4], [32], [4], [0]>
+func.func @loop_accumulator(%p: tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>, %n: i32, %out: !tile.ptr<f32, 1 : i32>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<1024xf32, #b1>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<1024xf32, #b1>) : i32 {
+    %x = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>) -> tensor<1024xf32, #b4>
+    %c = "tilegpu.convert_layout"(%x) : (tensor<1024xf32, #b4>) -> tensor<1024xf32, #b1>
+    %sq = arith.mulf %c, %c : tensor<1024xf32, #b1>
+    %s = arith.addf %acc, %sq : tensor<1024xf32, #b1>
+    scf.yield %s : tensor<1024xf32, #b1>
+  }
+  %sum = "tile.reduce"(%r) ({
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    gpu.yield %t : f32
+  }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<1024xf32, #b1>) -> f32
+  "tile.store"(%out, %sum) {cache = "none", evict = "evict_normal"} : (!tile.ptr<f32, 1 : i32>, f32) -> ()
+  return
 }
