@@ -6,6 +6,7 @@ stage's IR is kept as text in `CompiledKernel.asm` (today: "tile").
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import os
@@ -274,8 +275,32 @@ def _versions() -> dict[str, str]:
         ptxas = ptxas_version(find_ptxas())
     except (ToolchainError, OSError, subprocess.CalledProcessError):
         ptxas = "none"
-    return {"tilec": tilec.__version__, "python": platform.python_version(),
-            "mlir": _mlir_version(), "ptxas": ptxas}
+    return {"tilec": tilec.__version__, "compiler": _compiler_digest(),
+            "python": platform.python_version(), "mlir": _mlir_version(), "ptxas": ptxas}
+
+
+@functools.cache
+def _compiler_digest() -> str:
+    """A hash of the compiler's own sources (language, passes, lowering, dialects), so a
+    changed compiler never loads kernels an older one compiled under the same version."""
+    import hashlib
+
+    import tilec
+    digest = hashlib.sha256()
+    roots = {Path(tilec.__file__).parent}
+    roots |= {Path(m.__file__).parent for m in _compiler_packages()}
+    for root in sorted(roots):
+        for path in sorted(root.rglob("*")):
+            if path.suffix in (".py", ".mlir") and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(root)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _compiler_packages():
+    import tilec.dialects
+    import tilec.passes
+    return (tilec.dialects, tilec.passes)
 
 
 def _mlir_version() -> str:
