@@ -332,3 +332,19 @@ def test_sort_agrees_with_the_interpreter(descending, dtype, M, N, monkeypatch):
     gpu, interp = run_both(G.sort_kernel, (1,), [x, out], 1, monkeypatch, DESCENDING=descending,
                            M=M, N=N)
     np.testing.assert_array_equal(gpu, interp)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint8])
+def test_sort_unsigned_orders_high_values_last(descending, dtype, monkeypatch):
+    """Values with the top bit set are the largest unsigned values, not negative ones."""
+    info = np.iinfo(dtype)
+    x = RNG.integers(0, int(info.max) + 1, 4 * 64, dtype=np.uint64).astype(dtype)
+    x[:4] = [0, info.max, 1 << (info.bits - 1), (1 << (info.bits - 1)) - 1]
+    out = np.zeros_like(x)
+    gpu, interp = run_both(G.sort_kernel, (1,), [x, out], 1, monkeypatch, DESCENDING=descending,
+                           M=4, N=64)
+    expected = np.sort(x.reshape(4, 64), axis=1)
+    expected = expected[:, ::-1] if descending else expected
+    np.testing.assert_array_equal(interp.reshape(4, 64), expected)
+    np.testing.assert_array_equal(gpu, interp)

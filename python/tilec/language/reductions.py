@@ -9,7 +9,7 @@ from mlir.dialects import gpu
 from tilec.dialects import tile
 from tilec.language import dtypes as T
 from tilec.language.core import SemanticError, block_of, tensor
-from tilec.language.semantic import cast, constant, expand_dims, to_tensor
+from tilec.language.semantic import binary, cast, constant, expand_dims, to_tensor
 from tilec.language.shapes import reshape
 
 # combine(accumulated + new scalars) -> combined scalars, built by the frontend from a jit fn.
@@ -89,7 +89,13 @@ def sort_dim(x: tensor, dim: int | None) -> int:
 
 def sort(x: tensor, dim: int | None = None, descending: bool = False) -> tensor:
     dim = sort_dim(to_tensor(x), dim)
-    return tensor(tile.sort(x.handle, dim, bool(descending)), x.type)
+    if not x.dtype.is_int_unsigned():
+        return tensor(tile.sort(x.handle, dim, bool(descending)), x.type)
+    # tile.sort compares integers as signed: flipping the sign bit maps unsigned order onto
+    # signed order (and back after sorting).
+    flip = constant(1 << (x.dtype.int_bitwidth - 1), x.dtype)
+    flipped = binary("^", x, flip)
+    return binary("^", tensor(tile.sort(flipped.handle, dim, bool(descending)), x.type), flip)
 
 
 def check_gather(src: tensor, index: tensor, axis: int) -> int:
