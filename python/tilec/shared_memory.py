@@ -5,11 +5,11 @@ buffer with it before code generation, and each lowering rule takes its scratch 
 the allocation recorded on its op (`tilegpu.offset`, `tilegpu.bytes`), checking that the bytes it
 uses fit. An op moves data between threads through shared memory when:
 - a layout conversion (or `trans`, `reshape`, `join`, `split`, `cat`, `gather`) moves elements
-  across lanes or warps: one slot per element;
+  across lanes or warps: one slot per element, padded against bank conflicts (`pad_shift`);
 - a reduction combines partials across warps: one slot per result element and warp along the
   axis, for each operand;
 - a scan or sort along an axis longer than 1: 8 bytes per element and operand;
-- a histogram: one i32 counter per bin;
+- a histogram: one i32 counter per bin (padded alike: it uses the same scratch code);
 - an atomic whose old value is wanted by threads holding copies of the element it updates.
 """
 from __future__ import annotations
@@ -34,6 +34,21 @@ def storage_bytes(element: ir.Type) -> int:
     return _FLOAT_BYTES.get(str(element), 8)
 
 
+BANK_ROW_BYTES = 128  # 32 banks of 4 bytes
+
+
+def pad_shift(element_bytes: int) -> int:
+    """A conversion's scratch skips one slot after every 128 bytes of elements (index
+    `i` lives at `i + (i >> pad_shift)`), so threads striding by a multiple of 32 words (rows
+    written by one layout, columns read by another) fall into different banks."""
+    return max(BANK_ROW_BYTES // element_bytes, 1).bit_length() - 1
+
+
+def padded_slots(count: int, element_bytes: int) -> int:
+    """Slots a padded scratch of `count` elements spans."""
+    return count + (count - 1 >> pad_shift(element_bytes)) if count else 0
+
+
 def numel(shape) -> int:
     n = 1
     for size in shape:
@@ -48,10 +63,12 @@ def _element_and_shape(value: ir.Value):
 
 
 def _per_element(value: ir.Value, count_from: ir.Value | None = None) -> int:
+    """A padded scratch slot per element of `value` (or of `count_from`)."""
     element, shape = _element_and_shape(value)
     if count_from is not None:
         shape = _element_and_shape(count_from)[1]
-    return numel(shape) * storage_bytes(element)
+    size = storage_bytes(element)
+    return padded_slots(numel(shape), size) * size
 
 
 def crosses_threads(src_type: ir.Type, dst_type: ir.Type, project=lambda coord: coord) -> bool:
@@ -121,7 +138,7 @@ _SCRATCH = {
     "tile.reduce": _reduce,
     "tile.scan": lambda op: _along_axis(op, len(op.operands)),
     "tile.sort": lambda op: _along_axis(op, 1),
-    "tile.histogram": lambda op: numel(op.results[0].type.shape) * 4,
+    "tile.histogram": lambda op: padded_slots(numel(op.results[0].type.shape), 4) * 4,
     "tile.atomic_rmw": _atomic,
     "tile.atomic_cas": _atomic,
 }

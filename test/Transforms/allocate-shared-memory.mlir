@@ -2,16 +2,17 @@
 
 // Scratch lives only while its op runs, so every scratch op starts at 0 and the kernel needs
 // the largest: 512 fp32 summed over 4 warps (one 4-byte partial per warp: 16 bytes), a
-// 32x32 fp32 conversion across threads (4096 bytes). A conversion that keeps elements in
-// their threads and a reduction within warps need none and get no attributes. The module
-// records the total and the line of the largest buffer.
-// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 4096 : i32, tilegpu.shared_largest = "{{.*}}allocate-shared-memory.mlir:[[# @LINE + 24]]"
+// 32x32 fp32 conversion across threads (1024 slots of 4 bytes and a padding slot after every
+// 32 but the last: 4220 bytes). A conversion that keeps elements in their threads and a
+// reduction within warps need none and get no attributes. The module records the total and
+// the line of the largest buffer.
+// CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 4220 : i32, tilegpu.shared_largest = "{{.*}}allocate-shared-memory.mlir:[[# @LINE + 24]]"
 // CHECK-LABEL: func.func @scratch
 // CHECK: "tile.reduce"
 // CHECK: tilegpu.bytes = 16 : i32, tilegpu.offset = 0 : i32
 // CHECK: "tile.reduce"
 // CHECK: }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} :
-// CHECK: "tilegpu.convert_layout"(%{{.*}}) {tilegpu.bytes = 4096 : i32, tilegpu.offset = 0 : i32}
+// CHECK: "tilegpu.convert_layout"(%{{.*}}) {tilegpu.bytes = 4220 : i32, tilegpu.offset = 0 : i32}
 // CHECK: "tilegpu.convert_layout"(%{{.*}}) :
 #b = #tilegpu.blocked<[4], [32], [4], [0]>
 #row = #tilegpu.blocked<[1, 8], [32, 1], [1, 4], [1, 0]>

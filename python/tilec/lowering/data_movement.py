@@ -6,7 +6,9 @@ waits at a barrier, and reads back the elements its result's layout gives the th
 coordinate is known per dimension as a constant (the register's part) plus this thread's
 offset (its lanes' and warps' part), so a permutation or a shift of coordinates costs nothing.
 The scratch is the op's range from tilegpu-allocate-shared-memory; tilegpu-membar places the
-barrier before it. (It is unpadded for now: bank-conflict-free scratch layouts are to come.)
+barrier before it. Element `i` is stored at slot `i + i / (elements per 128 bytes)`: the padding
+puts rows of 32 words in different banks, so neither the writes nor the reads of a transposing
+conversion serialise on one bank.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from mlir.dialects import arith, llvm
 
 from tilec.layouts import to_linear
 from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
-from tilec.shared_memory import storage_bytes
+from tilec.shared_memory import pad_shift, padded_slots, storage_bytes
 
 _DYNAMIC_INDEX = -2147483648
 
@@ -55,11 +57,14 @@ class Scratch:
         self.is_bool = isinstance(element, ir.IntegerType) and element.width == 1
         self.element = element
         self.stored = ir.IntegerType.get_signless(8) if self.is_bool else element
-        self.base = ctx.scratch(numel * storage_bytes(self.stored))
+        size = storage_bytes(self.stored)
+        self.base = ctx.scratch(padded_slots(numel, size) * size)
+        self.shift = pad_shift(size)
         self.pointer = ir.Type.parse("!llvm.ptr<3>")
 
     def address(self, index: ir.Value) -> ir.Value:
-        return llvm.getelementptr(self.pointer, self.base, [index], [_DYNAMIC_INDEX],
+        padded = arith.addi(index, arith.shrui(index, i32(self.shift)))
+        return llvm.getelementptr(self.pointer, self.base, [padded], [_DYNAMIC_INDEX],
                                   self.stored, 0)
 
     def write(self, value: ir.Value, index: ir.Value) -> None:
