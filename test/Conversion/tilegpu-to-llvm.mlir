@@ -323,39 +323,59 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // their row-major index (rows 4r apart: 128r + its thread's part; nothing used the memory
 // before, so no barrier precedes), a barrier,
 // each thread loads the 8 elements the new layout gives it (columns 4r apart: + 4r). The
-// module records the 4096 bytes used and the op that needs them.
+// module records the bytes used and the op that needs them: element i lives at slot
+// i + i / 32 (a padding slot after every 128 bytes keeps rows of 32 words in different
+// banks), so the 1024 elements span 1055 slots, 4220 bytes.
 // CHECK: module attributes {gpu.container_module
-// CHECK-SAME: tilegpu.shared_bytes = 4096 : i32
-// CHECK-SAME: tilegpu.shared_largest = "{{.*}}:[[# @LINE + 40]]"
+// CHECK-SAME: tilegpu.shared_bytes = 4220 : i32
+// CHECK-SAME: tilegpu.shared_largest = "{{.*}}:[[# @LINE + 58]]"
 // CHECK-LABEL: gpu.func @transpose_layout
 // CHECK-SAME: ([[X:%[^:]*]]: f32, [[OUT:%[^:]*]]: !llvm.ptr<1>)
 // CHECK: [[SMEM:%.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
 // CHECK-NOT: gpu.barrier
 // CHECK: [[I0:%.*]] = arith.addi {{%.*}}, %c0_i32{{[_0-9]*}} : i32
-// CHECK-NEXT: [[A0:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[I0]]{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: {{%.*}} = arith.constant 5 : i32
+// CHECK-NEXT: [[SA0:%.*]] = arith.shrui [[I0]], %c5_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[PA0:%.*]] = arith.addi [[I0]], [[SA0]] : i32
+// CHECK-NEXT: [[A0:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[PA0]]{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 // CHECK-NEXT: llvm.store [[X]], [[A0]] : f32, !llvm.ptr<3>
 // CHECK: [[C128:%.*]] = arith.constant 128 : i32
 // CHECK-NEXT: [[I1:%.*]] = arith.addi {{%.*}}, [[C128]] : i32
-// CHECK-NEXT: [[A1:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[I1]]{{\]}}
+// CHECK-NEXT: {{%.*}} = arith.constant 5 : i32
+// CHECK-NEXT: [[SA1:%.*]] = arith.shrui [[I1]], %c5_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[PA1:%.*]] = arith.addi [[I1]], [[SA1]] : i32
+// CHECK-NEXT: [[A1:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[PA1]]{{\]}}
 // CHECK-NEXT: llvm.store [[X]], [[A1]] : f32, !llvm.ptr<3>
 // CHECK-COUNT-5: llvm.store [[X]], {{%.*}} : f32, !llvm.ptr<3>
 // CHECK: [[C896:%.*]] = arith.constant 896 : i32
 // CHECK-NEXT: [[I7:%.*]] = arith.addi {{%.*}}, [[C896]] : i32
-// CHECK-NEXT: [[A7:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[I7]]{{\]}}
+// CHECK-NEXT: {{%.*}} = arith.constant 5 : i32
+// CHECK-NEXT: [[SA7:%.*]] = arith.shrui [[I7]], %c5_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[PA7:%.*]] = arith.addi [[I7]], [[SA7]] : i32
+// CHECK-NEXT: [[A7:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[PA7]]{{\]}}
 // CHECK-NEXT: llvm.store [[X]], [[A7]] : f32, !llvm.ptr<3>
 // CHECK-NEXT: gpu.barrier
 // CHECK: [[D0:%.*]] = arith.constant 0 : i32
 // CHECK-NEXT: [[J0:%.*]] = arith.addi {{%.*}}, [[D0]] : i32
-// CHECK-NEXT: [[B0:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[J0]]{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: {{%.*}} = arith.constant 5 : i32
+// CHECK-NEXT: [[SB0:%.*]] = arith.shrui [[J0]], %c5_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[PB0:%.*]] = arith.addi [[J0]], [[SB0]] : i32
+// CHECK-NEXT: [[B0:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[PB0]]{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 // CHECK-NEXT: [[V0:%.*]] = llvm.load [[B0]] : !llvm.ptr<3> -> f32
 // CHECK: [[D4:%.*]] = arith.constant 4 : i32
 // CHECK-NEXT: [[J1:%.*]] = arith.addi {{%.*}}, [[D4]] : i32
-// CHECK-NEXT: [[B1:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[J1]]{{\]}}
+// CHECK-NEXT: {{%.*}} = arith.constant 5 : i32
+// CHECK-NEXT: [[SB1:%.*]] = arith.shrui [[J1]], %c5_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[PB1:%.*]] = arith.addi [[J1]], [[SB1]] : i32
+// CHECK-NEXT: [[B1:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[PB1]]{{\]}}
 // CHECK-NEXT: llvm.load [[B1]] : !llvm.ptr<3> -> f32
 // CHECK-COUNT-5: llvm.load {{%.*}} : !llvm.ptr<3> -> f32
 // CHECK: [[D28:%.*]] = arith.constant 28 : i32
 // CHECK-NEXT: [[J7:%.*]] = arith.addi {{%.*}}, [[D28]] : i32
-// CHECK-NEXT: [[B7:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[J7]]{{\]}}
+// CHECK-NEXT: {{%.*}} = arith.constant 5 : i32
+// CHECK-NEXT: [[SB7:%.*]] = arith.shrui [[J7]], %c5_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[PB7:%.*]] = arith.addi [[J7]], [[SB7]] : i32
+// CHECK-NEXT: [[B7:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[PB7]]{{\]}}
 // CHECK-NEXT: [[V7:%.*]] = llvm.load [[B7]] : !llvm.ptr<3> -> f32
 // CHECK-NEXT: llvm.store [[V0]], [[OUT]] {alignment = 4 : i64} : f32, !llvm.ptr<1>
 // CHECK-COUNT-6: llvm.store {{%.*}}, [[OUT]] {alignment = 4 : i64} : f32, !llvm.ptr<1>
@@ -377,9 +397,10 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 
 // Conversions that keep every element in its thread cost nothing: #blocked<[1], [32], [4], [0]>
 // and the slice of a column layout place 128 elements alike, and expand_dims reuses the
-// registers. A mask converted across threads goes through shared memory as bytes: 256 of them.
+// registers. A mask converted across threads goes through shared memory as bytes: 256 of them
+// (and one padding byte after the first 128: 257).
 // CHECK: module attributes {gpu.container_module
-// CHECK-SAME: tilegpu.shared_bytes = 256 : i32
+// CHECK-SAME: tilegpu.shared_bytes = 257 : i32
 // CHECK-SAME: tilegpu.shared_largest = "{{.*}}:[[# @LINE + 34]]"
 // CHECK-LABEL: gpu.func @converts
 // CHECK-SAME: ([[P:%[^:]*]]: !llvm.ptr<1>, [[N:%[^:]*]]: i32)
@@ -389,10 +410,10 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // CHECK-NEXT: [[M1:%.*]] = arith.cmpi slt, {{%.*}}, [[N]] : i32
 // CHECK-NOT: gpu.barrier
 // CHECK: [[E0:%.*]] = arith.extui [[M0]] : i1 to i8
-// CHECK-NEXT: [[A0:%.*]] = llvm.getelementptr [[SMEM]]{{.*}} -> !llvm.ptr<3>, i8
+// CHECK: [[A0:%.*]] = llvm.getelementptr [[SMEM]]{{.*}} -> !llvm.ptr<3>, i8
 // CHECK-NEXT: llvm.store [[E0]], [[A0]] : i8, !llvm.ptr<3>
 // CHECK: [[E1:%.*]] = arith.extui [[M1]] : i1 to i8
-// CHECK-NEXT: [[A1:%.*]] = llvm.getelementptr [[SMEM]]{{.*}} -> !llvm.ptr<3>, i8
+// CHECK: [[A1:%.*]] = llvm.getelementptr [[SMEM]]{{.*}} -> !llvm.ptr<3>, i8
 // CHECK-NEXT: llvm.store [[E1]], [[A1]] : i8, !llvm.ptr<3>
 // CHECK-NEXT: gpu.barrier
 // CHECK: [[L0:%.*]] = llvm.load {{%.*}} : !llvm.ptr<3> -> i8
@@ -574,6 +595,524 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     %ns = "tile.splat"(%n) : (i32) -> tensor<256xi32, #b>
     %ok = arith.cmpi slt, %rg, %ns : tensor<256xi32, #b>
     "tile.assert"(%ok) {message = "index out of range"} : (tensor<256xi1, #b>) -> () loc("kernel.py":12:5)
+    return
+  }
+}
+
+// -----
+
+// Inclusive scans (cumsum) along axis 0 of 4x32 fp32, rows over the 4 warps, one register per
+// thread: Hillis-Steele doubling through shared memory, log2(4) = 2 steps. A step writes the
+// thread's value at its row-major index (32 x row + column), waits at a barrier, reads the
+// element `step` rows earlier (32 x step before; for the reverse scan, later: + 32 x step) where
+// that row exists, and adds it. A barrier separates a step's reads from the next step's writes;
+// the kernel's first write has none before it, and tilegpu-membar puts one between the two
+// scans, which reuse the same 128 slots of 8 bytes.
+// CHECK: module attributes {gpu.container_module
+// CHECK-SAME: tilegpu.shared_bytes = 1024 : i32
+// CHECK-LABEL: gpu.func @cumsum
+// CHECK: [[X:%.*]] = llvm.load {{%.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-NOT: gpu.barrier
+// CHECK: [[A:%.*]] = llvm.getelementptr [[SCR:%.*]]{{\[}}[[I:%.*]]{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: llvm.store [[X]], [[A]] : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: [[HAS:%.*]] = arith.cmpi sge, [[ROW:%.*]], %c1_i32{{[_0-9]*}} : i32
+// CHECK: [[J:%.*]] = arith.subi [[I]], %c32_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[SAFE:%.*]] = arith.select [[HAS]], [[J]], [[I]] : i32
+// CHECK-NEXT: [[B:%.*]] = llvm.getelementptr [[SCR]]{{\[}}[[SAFE]]{{\]}}
+// CHECK-NEXT: [[E:%.*]] = llvm.load [[B]] : !llvm.ptr<3> -> f32
+// CHECK-NEXT: [[SUM:%.*]] = arith.addf [[E]], [[X]] : f32
+// CHECK-NEXT: [[V1:%.*]] = arith.select [[HAS]], [[SUM]], [[X]] : f32
+// CHECK-NEXT: gpu.barrier
+// CHECK: llvm.store [[V1]], {{%.*}} : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: arith.subi [[I]], %c64_i32{{[_0-9]*}} : i32
+// CHECK: [[V2:%.*]] = arith.select {{%.*}}, {{%.*}}, [[V1]] : f32
+// CHECK-NEXT: gpu.barrier
+// CHECK: llvm.store [[V2]], {{%.*}} : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: arith.cmpi slt, {{%.*}}, %c4_i32{{[_0-9]*}} : i32
+// CHECK: arith.addi {{%.*}}, %c32_i32{{[_0-9]*}} : i32
+// CHECK: arith.addi {{%.*}}, %c64_i32{{[_0-9]*}} : i32
+// CHECK: [[R:%.*]] = arith.select {{.*}} : f32
+// CHECK-NEXT: llvm.store [[R]], {{%.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+#b = #tilegpu.blocked<[1, 1], [1, 32], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @cumsum(%in: !tile.ptr<f32, 1 : i32>, %out: !tile.ptr<f32, 1 : i32>) {
+    %ps = "tile.splat"(%in) : (!tile.ptr<f32, 1 : i32>) -> tensor<4x32x!tile.ptr<f32, 1 : i32>, #b>
+    %x = "tile.load"(%ps) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4x32x!tile.ptr<f32, 1 : i32>, #b>) -> tensor<4x32xf32, #b>
+    %f = "tile.scan"(%x) ({
+    ^bb0(%a: f32, %c: f32):
+      %s = arith.addf %a, %c : f32
+      gpu.yield %s : f32
+    }) {axis = 0 : i32, reverse = false, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<4x32xf32, #b>) -> tensor<4x32xf32, #b>
+    %r = "tile.scan"(%f) ({
+    ^bb0(%a: f32, %c: f32):
+      %s = arith.addf %a, %c : f32
+      gpu.yield %s : f32
+    }) {axis = 0 : i32, reverse = true, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<4x32xf32, #b>) -> tensor<4x32xf32, #b>
+    %os = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<4x32x!tile.ptr<f32, 1 : i32>, #b>
+    "tile.store"(%os, %r) {cache = "none", evict = "evict_normal"} : (tensor<4x32x!tile.ptr<f32, 1 : i32>, #b>, tensor<4x32xf32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A sort of 32 rows of 4 fp32 along axis 1 (the 4 columns over 4 lanes): a bitonic network of
+// 3 compare-exchange stages, (k, j) = (2, 1), (4, 2), (4, 1). A stage writes the thread's value
+// at its row-major index, waits at a barrier, and reads its partner at position XOR j (index +
+// (partner - position)); a barrier separates a stage's reads from the next one's writes, none
+// precedes the first. Both threads of a pair order it as (first = lower position, second) and
+// swap when `second olt first`, so they agree even when neither is smaller (NaN, -0.0 vs 0.0)
+// and no element is lost; the thread keeps the smaller when bit j of its position is clear in
+// an ascending block (bit k clear), the larger otherwise.
+// Slots are 8 bytes: 1024 bytes.
+// CHECK: module attributes {gpu.container_module
+// CHECK-SAME: tilegpu.shared_bytes = 1024 : i32
+// CHECK-LABEL: gpu.func @sort_rows
+// CHECK: [[X:%.*]] = llvm.load {{%.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-NOT: gpu.barrier
+// CHECK: [[A:%.*]] = llvm.getelementptr [[SMEM:%.*]]{{\[}}[[I:%.*]]{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: llvm.store [[X]], [[A]] : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: [[PARTNER:%.*]] = arith.xori [[POS:%.*]], %c1_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[D:%.*]] = arith.subi [[PARTNER]], [[POS]] : i32
+// CHECK: [[J:%.*]] = arith.addi [[I]], {{%.*}} : i32
+// CHECK-NEXT: [[B:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}[[J]]{{\]}}
+// CHECK-NEXT: [[O:%.*]] = llvm.load [[B]] : !llvm.ptr<3> -> f32
+// CHECK: [[LOWER:%.*]] = arith.cmpi eq, {{%.*}} : i32
+// CHECK: arith.andi [[POS]], %c2_i32{{[_0-9]*}} : i32
+// CHECK: [[FIRST:%.*]] = arith.select [[LOWER]], [[X]], [[O]] : f32
+// CHECK-NEXT: [[SECOND:%.*]] = arith.select [[LOWER]], [[O]], [[X]] : f32
+// CHECK-NEXT: [[LT:%.*]] = arith.cmpf olt, [[SECOND]], [[FIRST]] : f32
+// CHECK-NEXT: [[MIN:%.*]] = arith.select [[LT]], [[SECOND]], [[FIRST]] : f32
+// CHECK-NEXT: [[MAX:%.*]] = arith.select [[LT]], [[FIRST]], [[SECOND]] : f32
+// CHECK-NEXT: [[S1:%.*]] = arith.select {{%.*}}, [[MIN]], [[MAX]] : f32
+// CHECK-NEXT: gpu.barrier
+// CHECK: llvm.store [[S1]], {{%.*}} : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: arith.xori [[POS]], %c2_i32{{[_0-9]*}} : i32
+// CHECK: arith.andi [[POS]], %c4_i32{{[_0-9]*}} : i32
+// CHECK: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK: arith.xori [[POS]], %c1_i32{{[_0-9]*}} : i32
+// CHECK-NOT: gpu.barrier
+// CHECK: llvm.store {{%.*}}, {{%.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+#b = #tilegpu.blocked<[1, 1], [8, 4], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @sort_rows(%in: !tile.ptr<f32, 1 : i32>, %out: !tile.ptr<f32, 1 : i32>) {
+    %ps = "tile.splat"(%in) : (!tile.ptr<f32, 1 : i32>) -> tensor<32x4x!tile.ptr<f32, 1 : i32>, #b>
+    %x = "tile.load"(%ps) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<32x4x!tile.ptr<f32, 1 : i32>, #b>) -> tensor<32x4xf32, #b>
+    %s = "tile.sort"(%x) {axis = 1 : i32, descending = false} : (tensor<32x4xf32, #b>) -> tensor<32x4xf32, #b>
+    %os = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<32x4x!tile.ptr<f32, 1 : i32>, #b>
+    "tile.store"(%os, %s) {cache = "none", evict = "evict_normal"} : (tensor<32x4x!tile.ptr<f32, 1 : i32>, #b>, tensor<32x4xf32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A gather along axis 0 of 4x32 fp32 (rows over warps, columns over lanes): the source is
+// written at its row-major index, 32 x row + column, a barrier, and each thread reads the row
+// its index names in its own column: 32 x index + column. One slot per element, padded by one
+// every 32: 524 bytes.
+// CHECK: module attributes {gpu.container_module
+// CHECK-SAME: tilegpu.shared_bytes = 524 : i32
+// CHECK-LABEL: gpu.func @gather_rows
+// CHECK: [[SRC:%.*]] = llvm.load {{%.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-NEXT: [[IDX:%.*]] = llvm.load {{%.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK-NOT: gpu.barrier
+// CHECK: [[ROWOFF:%.*]] = arith.muli [[ROW:%.*]], %c32_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[W:%.*]] = arith.addi [[ROWOFF]], [[COL:%.*]] : i32
+// CHECK: [[W0:%.*]] = arith.addi [[W]], %c0_i32{{[_0-9]*}} : i32
+// CHECK: [[A:%.*]] = llvm.getelementptr [[SMEM:%.*]]{{\[}}{{%.*}}{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: llvm.store [[SRC]], [[A]] : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: [[C32:%.*]] = arith.constant 32 : i32
+// CHECK-NEXT: [[PICK:%.*]] = arith.muli [[IDX]], [[C32]] : i32
+// CHECK-NEXT: [[R:%.*]] = arith.addi [[PICK]], [[COL]] : i32
+// CHECK: [[R0:%.*]] = arith.addi [[R]], %c0_i32{{[_0-9]*}} : i32
+// CHECK: [[B:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}{{%.*}}{{\]}}
+// CHECK-NEXT: [[V:%.*]] = llvm.load [[B]] : !llvm.ptr<3> -> f32
+// CHECK-NEXT: llvm.store [[V]], {{%.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+#b = #tilegpu.blocked<[1, 1], [1, 32], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @gather_rows(%x: !tile.ptr<f32, 1 : i32>, %idx: !tile.ptr<i32, 1 : i32>, %out: !tile.ptr<f32, 1 : i32>) {
+    %xs = "tile.splat"(%x) : (!tile.ptr<f32, 1 : i32>) -> tensor<4x32x!tile.ptr<f32, 1 : i32>, #b>
+    %src = "tile.load"(%xs) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4x32x!tile.ptr<f32, 1 : i32>, #b>) -> tensor<4x32xf32, #b>
+    %is = "tile.splat"(%idx) : (!tile.ptr<i32, 1 : i32>) -> tensor<4x32x!tile.ptr<i32, 1 : i32>, #b>
+    %i = "tile.load"(%is) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4x32x!tile.ptr<i32, 1 : i32>, #b>) -> tensor<4x32xi32, #b>
+    %g = "tile.gather"(%src, %i) {axis = 0 : i32} : (tensor<4x32xf32, #b>, tensor<4x32xi32, #b>) -> tensor<4x32xf32, #b>
+    %os = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<4x32x!tile.ptr<f32, 1 : i32>, #b>
+    "tile.store"(%os, %g) {cache = "none", evict = "evict_normal"} : (tensor<4x32x!tile.ptr<f32, 1 : i32>, #b>, tensor<4x32xf32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A histogram of 128 i32 (one per thread) into 16 bins: 16 i32 counters in shared memory (64
+// bytes), zeroed by the threads holding the bins (lanes 0-15 of every warp, in the result's
+// layout), a barrier, then each thread whose value is in [0, 16) adds 1 to that counter with a
+// block-scope monotonic atomic on shared memory, a barrier, and the counts are read back; of
+// the copies of each bin, only the owner (lane bit 4 and warp bits zero) stores it.
+// CHECK: module attributes {gpu.container_module
+// CHECK-SAME: tilegpu.shared_bytes = 64 : i32
+// CHECK-LABEL: gpu.func @histogram
+// CHECK: [[OWNER:%.*]] = arith.andi {{%.*}}, {{%.*}} : i1
+// CHECK: [[V:%.*]] = llvm.load {{%.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK-NOT: gpu.barrier
+// CHECK: [[Z:%.*]] = llvm.getelementptr [[SMEM:%.*]]{{\[}}{{%.*}}{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
+// CHECK-NEXT: llvm.store %c0_i32{{[_0-9]*}}, [[Z]] : i32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: [[GE:%.*]] = arith.cmpi sge, [[V]], %c0_i32{{[_0-9]*}} : i32
+// CHECK: [[LT:%.*]] = arith.cmpi slt, [[V]], %c16_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[IN:%.*]] = arith.andi [[GE]], [[LT]] : i1
+// CHECK-NEXT: scf.if [[IN]] {
+// CHECK: [[P:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}{{%.*}}{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
+// CHECK-NEXT: [[ONE:%.*]] = arith.constant 1 : i32
+// CHECK-NEXT: llvm.atomicrmw add [[P]], [[ONE]] syncscope("block") monotonic : !llvm.ptr<3>, i32
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: [[R:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}{{%.*}}{{\]}}
+// CHECK-NEXT: [[COUNT:%.*]] = llvm.load [[R]] : !llvm.ptr<3> -> i32
+// CHECK: scf.if [[OWNER]] {
+// CHECK-NEXT: llvm.store [[COUNT]], {{%.*}} {alignment = 4 : i64} : i32, !llvm.ptr<1>
+#b = #tilegpu.blocked<[1], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @histogram(%in: !tile.ptr<i32, 1 : i32>, %out: !tile.ptr<i32, 1 : i32>) {
+    %ps = "tile.splat"(%in) : (!tile.ptr<i32, 1 : i32>) -> tensor<128x!tile.ptr<i32, 1 : i32>, #b>
+    %rg = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32, #b>
+    %pp = "tile.addptr"(%ps, %rg) : (tensor<128x!tile.ptr<i32, 1 : i32>, #b>, tensor<128xi32, #b>) -> tensor<128x!tile.ptr<i32, 1 : i32>, #b>
+    %x = "tile.load"(%pp) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<128x!tile.ptr<i32, 1 : i32>, #b>) -> tensor<128xi32, #b>
+    %h = "tile.histogram"(%x) : (tensor<128xi32, #b>) -> tensor<16xi32, #b>
+    %os = "tile.splat"(%out) : (!tile.ptr<i32, 1 : i32>) -> tensor<16x!tile.ptr<i32, 1 : i32>, #b>
+    %r16 = "tile.make_range"() {end = 16 : i32, start = 0 : i32} : () -> tensor<16xi32, #b>
+    %op = "tile.addptr"(%os, %r16) : (tensor<16x!tile.ptr<i32, 1 : i32>, #b>, tensor<16xi32, #b>) -> tensor<16x!tile.ptr<i32, 1 : i32>, #b>
+    "tile.store"(%op, %h) {cache = "none", evict = "evict_normal"} : (tensor<16x!tile.ptr<i32, 1 : i32>, #b>, tensor<16xi32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// cat of two 4x32 fp32 blocks (rows over warps) along axis 0: the lhs is written at its
+// row-major index in the 8x32 result (32 x row + column), the rhs 4 rows (128 elements)
+// further, a barrier, and each thread reads its two result registers (rows w and w + 4): + 0
+// and + 128. One slot per result element, padded by one every 32: 1052 bytes.
+// CHECK: module attributes {gpu.container_module
+// CHECK-SAME: tilegpu.shared_bytes = 1052 : i32
+// CHECK-LABEL: gpu.func @cat_rows
+// CHECK-SAME: ([[X:%[^:]*]]: f32, [[Y:%[^:]*]]: f32, [[OUT:%[^:]*]]: !llvm.ptr<1>)
+// CHECK-NOT: gpu.barrier
+// CHECK: [[WL:%.*]] = arith.addi {{%.*}}, %c0_i32{{[_0-9]*}} : i32
+// CHECK: [[AL:%.*]] = llvm.getelementptr [[SMEM:%.*]]{{\[}}{{%.*}}{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: llvm.store [[X]], [[AL]] : f32, !llvm.ptr<3>
+// CHECK: [[WR:%.*]] = arith.addi {{%.*}}, %c128_i32{{[_0-9]*}} : i32
+// CHECK: [[AR:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}{{%.*}}{{\]}}
+// CHECK-NEXT: llvm.store [[Y]], [[AR]] : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: [[R0:%.*]] = arith.addi {{%.*}}, %c0_i32{{[_0-9]*}} : i32
+// CHECK: llvm.getelementptr [[SMEM]]{{\[}}{{%.*}}{{\]}}
+// CHECK-NEXT: [[V0:%.*]] = llvm.load {{%.*}} : !llvm.ptr<3> -> f32
+// CHECK: [[R1:%.*]] = arith.addi {{%.*}}, %c128_i32{{[_0-9]*}} : i32
+// CHECK: llvm.getelementptr [[SMEM]]{{\[}}{{%.*}}{{\]}}
+// CHECK-NEXT: [[V1:%.*]] = llvm.load {{%.*}} : !llvm.ptr<3> -> f32
+// CHECK-NEXT: llvm.store [[V0]], [[OUT]] {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK-NEXT: llvm.store [[V1]], [[OUT]] {alignment = 4 : i64} : f32, !llvm.ptr<1>
+#b = #tilegpu.blocked<[1, 1], [1, 32], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @cat_rows(%x: f32, %y: f32, %out: !tile.ptr<f32, 1 : i32>) {
+    %a = "tile.splat"(%x) : (f32) -> tensor<4x32xf32, #b>
+    %c = "tile.splat"(%y) : (f32) -> tensor<4x32xf32, #b>
+    %r = "tile.cat"(%a, %c) : (tensor<4x32xf32, #b>, tensor<4x32xf32, #b>) -> tensor<8x32xf32, #b>
+    %os = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<8x32x!tile.ptr<f32, 1 : i32>, #b>
+    "tile.store"(%os, %r) {cache = "none", evict = "evict_normal"} : (tensor<8x32x!tile.ptr<f32, 1 : i32>, #b>, tensor<8x32xf32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// join of two 4x32 fp32 blocks into 4x32x2 with each pair in one thread ([1, 1, 2] per
+// thread): the lhs is written at 2 x (32 x row + column), the rhs at that + 1, a barrier, and
+// the thread reads both halves of its pair (+ 0, + 1) and stores them as one vector<2xf32>.
+// CHECK: module attributes {gpu.container_module
+// CHECK-SAME: tilegpu.shared_bytes = 1052 : i32
+// CHECK-LABEL: gpu.func @join_pairs
+// CHECK-SAME: ([[X:%[^:]*]]: f32, [[Y:%[^:]*]]: f32, [[OUT:%[^:]*]]: !llvm.ptr<1>)
+// CHECK-NOT: gpu.barrier
+// CHECK: [[R:%.*]] = arith.muli {{%.*}}, %c64_i32{{[_0-9]*}} : i32
+// CHECK: [[C:%.*]] = arith.muli {{%.*}}, %c2_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[RC:%.*]] = arith.addi [[R]], [[C]] : i32
+// CHECK: [[I0:%.*]] = arith.addi [[RC]], %c0_i32{{[_0-9]*}} : i32
+// CHECK: [[A0:%.*]] = llvm.getelementptr [[SMEM:%.*]]{{\[}}{{%.*}}{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: llvm.store [[X]], [[A0]] : f32, !llvm.ptr<3>
+// CHECK: [[I1:%.*]] = arith.addi {{%.*}}, %c1_i32{{[_0-9]*}} : i32
+// CHECK: [[A1:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}{{%.*}}{{\]}}
+// CHECK-NEXT: llvm.store [[Y]], [[A1]] : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: [[V0:%.*]] = llvm.load {{%.*}} : !llvm.ptr<3> -> f32
+// CHECK: arith.addi {{%.*}}, %c1_i32{{[_0-9]*}} : i32
+// CHECK: llvm.getelementptr
+// CHECK-NEXT: [[V1:%.*]] = llvm.load {{%.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.insertelement [[V0]]
+// CHECK: [[VEC:%.*]] = llvm.insertelement [[V1]]
+// CHECK-NEXT: llvm.store [[VEC]], [[OUT]] {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<1>
+#b = #tilegpu.blocked<[1, 1], [1, 32], [4, 1], [1, 0]>
+#p = #tilegpu.blocked<[1, 1, 2], [1, 32, 1], [4, 1, 1], [2, 1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @join_pairs(%x: f32, %y: f32, %out: !tile.ptr<f32, 1 : i32>) {
+    %a = "tile.splat"(%x) : (f32) -> tensor<4x32xf32, #b>
+    %c = "tile.splat"(%y) : (f32) -> tensor<4x32xf32, #b>
+    %j = "tile.join"(%a, %c) : (tensor<4x32xf32, #b>, tensor<4x32xf32, #b>) -> tensor<4x32x2xf32, #p>
+    %os = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<4x32x2x!tile.ptr<f32, 1 : i32>, #p>
+    "tile.store"(%os, %j) {cache = "none", evict = "evict_normal"} : (tensor<4x32x2x!tile.ptr<f32, 1 : i32>, #p>, tensor<4x32x2xf32, #p>) -> ()
+    return
+  }
+}
+
+// -----
+
+// split of 4x32x2 fp32 (each pair in one thread) into two 4x32 blocks: each half is its own
+// round trip, the source written at 2 x (32 x row + column) + 0 / + 1, a barrier, and a read
+// of + 0 (lhs) or + 1 (rhs); lhs - rhs keeps the halves in order. (The second round trip
+// rewrites the same values without a barrier after the first one's reads: a race, but a
+// harmless one.)
+// CHECK: module attributes {gpu.container_module
+// CHECK-SAME: tilegpu.shared_bytes = 1052 : i32
+// CHECK-LABEL: gpu.func @split_pairs
+// CHECK: [[V:%.*]] = llvm.load {{%.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xf32>
+// CHECK: [[E0:%.*]] = llvm.extractelement [[V]]
+// CHECK: [[E1:%.*]] = llvm.extractelement [[V]]
+// CHECK-NOT: gpu.barrier
+// CHECK: llvm.store [[E0]], {{%.*}} : f32, !llvm.ptr<3>
+// CHECK: llvm.store [[E1]], {{%.*}} : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: [[I0:%.*]] = arith.addi {{%.*}}, %c0_i32{{[_0-9]*}} : i32
+// CHECK: llvm.getelementptr {{%.*}}{{\[}}{{%.*}}{{\]}}
+// CHECK-NEXT: [[LO:%.*]] = llvm.load {{%.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.store [[E1]], {{%.*}} : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: [[I1:%.*]] = arith.addi {{%.*}}, %c1_i32{{[_0-9]*}} : i32
+// CHECK: llvm.getelementptr {{%.*}}{{\[}}{{%.*}}{{\]}}
+// CHECK-NEXT: [[HI:%.*]] = llvm.load {{%.*}} : !llvm.ptr<3> -> f32
+// CHECK-NEXT: [[D:%.*]] = arith.subf [[LO]], [[HI]] : f32
+// CHECK-NEXT: llvm.store [[D]], {{%.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+#b = #tilegpu.blocked<[1, 1], [1, 32], [4, 1], [1, 0]>
+#p = #tilegpu.blocked<[1, 1, 2], [1, 32, 1], [4, 1, 1], [2, 1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @split_pairs(%in: !tile.ptr<f32, 1 : i32>, %out: !tile.ptr<f32, 1 : i32>) {
+    %ps = "tile.splat"(%in) : (!tile.ptr<f32, 1 : i32>) -> tensor<4x32x2x!tile.ptr<f32, 1 : i32>, #p>
+    %x = "tile.load"(%ps) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4x32x2x!tile.ptr<f32, 1 : i32>, #p>) -> tensor<4x32x2xf32, #p>
+    %lo, %hi = "tile.split"(%x) : (tensor<4x32x2xf32, #p>) -> (tensor<4x32xf32, #b>, tensor<4x32xf32, #b>)
+    %d = arith.subf %lo, %hi : tensor<4x32xf32, #b>
+    %os = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<4x32x!tile.ptr<f32, 1 : i32>, #b>
+    "tile.store"(%os, %d) {cache = "none", evict = "evict_normal"} : (tensor<4x32x!tile.ptr<f32, 1 : i32>, #b>, tensor<4x32xf32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// trans of 4x32 fp32 (rows over warps, columns over lanes) into 32x4 in
+// #blocked<[1, 1], [8, 4], [4, 1], [1, 0]>: element (row, column) is written at its transposed
+// place, 4 x column + row (column: the lane's part), a barrier, and each thread reads its
+// (row, column) of the result at 4 x row + column. 524 bytes (padded).
+// CHECK: module attributes {gpu.container_module
+// CHECK-SAME: tilegpu.shared_bytes = 524 : i32
+// CHECK-LABEL: gpu.func @trans
+// CHECK: [[L16:%.*]] = arith.muli {{%.*}}, %c16_i32 : i32
+// CHECK-NEXT: [[COL:%.*]] = arith.addi {{%.*}}, [[L16]] : i32
+// CHECK: [[X:%.*]] = llvm.load {{%.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-NOT: gpu.barrier
+// CHECK: [[C4:%.*]] = arith.muli [[COL]], %c4_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[W:%.*]] = arith.addi [[C4]], [[ROW:%.*]] : i32
+// CHECK: [[W0:%.*]] = arith.addi [[W]], %c0_i32{{[_0-9]*}} : i32
+// CHECK: [[A:%.*]] = llvm.getelementptr [[SMEM:%.*]]{{\[}}{{%.*}}{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: llvm.store [[X]], [[A]] : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: [[R4:%.*]] = arith.muli [[TROW:%.*]], %c4_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[R:%.*]] = arith.addi [[R4]], [[TCOL:%.*]] : i32
+// CHECK: [[R0:%.*]] = arith.addi [[R]], %c0_i32{{[_0-9]*}} : i32
+// CHECK: [[B:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}{{%.*}}{{\]}}
+// CHECK-NEXT: [[V:%.*]] = llvm.load [[B]] : !llvm.ptr<3> -> f32
+// CHECK-NEXT: llvm.store [[V]], {{%.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+#b = #tilegpu.blocked<[1, 1], [1, 32], [4, 1], [1, 0]>
+#t = #tilegpu.blocked<[1, 1], [8, 4], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @trans(%in: !tile.ptr<f32, 1 : i32>, %out: !tile.ptr<f32, 1 : i32>) {
+    %ps = "tile.splat"(%in) : (!tile.ptr<f32, 1 : i32>) -> tensor<4x32x!tile.ptr<f32, 1 : i32>, #b>
+    %x = "tile.load"(%ps) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<4x32x!tile.ptr<f32, 1 : i32>, #b>) -> tensor<4x32xf32, #b>
+    %t = "tile.trans"(%x) {order = array<i32: 1, 0>} : (tensor<4x32xf32, #b>) -> tensor<32x4xf32, #t>
+    %os = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<32x4x!tile.ptr<f32, 1 : i32>, #t>
+    "tile.store"(%os, %t) {cache = "none", evict = "evict_normal"} : (tensor<32x4x!tile.ptr<f32, 1 : i32>, #t>, tensor<32x4xf32, #t>) -> ()
+    return
+  }
+}
+
+// -----
+
+// reshape of 32x4 fp32 (rows over lanes, columns over warps) into 128 in
+// #blocked<[1], [32], [4], [0]>: element (row, column) is written at its row-major index,
+// 4 x row + column (row: the lane's part), a barrier, and each thread reads its result element
+// at its thread offset (lane + 32 x warp). 524 bytes (padded).
+// CHECK: module attributes {gpu.container_module
+// CHECK-SAME: tilegpu.shared_bytes = 524 : i32
+// CHECK-LABEL: gpu.func @reshape
+// CHECK: [[L16:%.*]] = arith.muli {{%.*}}, %c16_i32 : i32
+// CHECK-NEXT: [[ROW:%.*]] = arith.addi {{%.*}}, [[L16]] : i32
+// CHECK: [[X:%.*]] = llvm.load {{%.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-NOT: gpu.barrier
+// CHECK: [[R4:%.*]] = arith.muli [[ROW]], %c4_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[W:%.*]] = arith.addi [[R4]], [[COL:%.*]] : i32
+// CHECK: [[W0:%.*]] = arith.addi [[W]], %c0_i32{{[_0-9]*}} : i32
+// CHECK: [[A:%.*]] = llvm.getelementptr [[SMEM:%.*]]{{\[}}{{%.*}}{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: llvm.store [[X]], [[A]] : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK: [[R0:%.*]] = arith.addi [[T:%.*]], %c0_i32{{[_0-9]*}} : i32
+// CHECK: [[B:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}{{%.*}}{{\]}}
+// CHECK-NEXT: [[V:%.*]] = llvm.load [[B]] : !llvm.ptr<3> -> f32
+// CHECK-NEXT: llvm.store [[V]], {{%.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+#c = #tilegpu.blocked<[1, 1], [32, 1], [1, 4], [0, 1]>
+#b = #tilegpu.blocked<[1], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @reshape(%in: !tile.ptr<f32, 1 : i32>, %out: !tile.ptr<f32, 1 : i32>) {
+    %ps = "tile.splat"(%in) : (!tile.ptr<f32, 1 : i32>) -> tensor<32x4x!tile.ptr<f32, 1 : i32>, #c>
+    %x = "tile.load"(%ps) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<32x4x!tile.ptr<f32, 1 : i32>, #c>) -> tensor<32x4xf32, #c>
+    %r = "tile.reshape"(%x) {allow_reorder = false} : (tensor<32x4xf32, #c>) -> tensor<128xf32, #b>
+    %os = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<128x!tile.ptr<f32, 1 : i32>, #b>
+    "tile.store"(%os, %r) {cache = "none", evict = "evict_normal"} : (tensor<128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128xf32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// atomic_rmw. A masked fadd on 128 fp32 (one element per thread, no copies) is one atomicrmw per
+// element under its mask: relaxed is `monotonic`, scope gpu `syncscope("device")`, and a
+// masked-off element yields undef. A scalar add whose old value is used: every thread holds
+// the scalar, so only thread 0 (lane and warp ids zero) issues it, writes the old value to
+// shared memory (4 bytes, the first use: no barrier before), and after a barrier every thread
+// reads it back.
+// CHECK: module attributes {gpu.container_module
+// CHECK-SAME: tilegpu.shared_bytes = 4 : i32
+// CHECK-LABEL: gpu.func @atomic_add
+// CHECK-SAME: ([[P:%[^:]*]]: !llvm.ptr<1>, [[X:%[^:]*]]: f32, [[N:%[^:]*]]: i32, [[CNT:%[^:]*]]: !llvm.ptr<1>, [[OUT:%[^:]*]]: !llvm.ptr<1>)
+// CHECK: [[LANE0:%.*]] = arith.cmpi eq, {{%.*}}, %c0_i32{{[_0-9]*}} : i32
+// CHECK: [[WARP0:%.*]] = arith.cmpi eq, {{%.*}}, %c0_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: [[THREAD0:%.*]] = arith.andi [[LANE0]], [[WARP0]] : i1
+// CHECK: [[M:%.*]] = arith.cmpi slt, {{%.*}}, [[N]] : i32
+// CHECK-NEXT: [[PP:%.*]] = llvm.getelementptr [[P]]
+// CHECK-NEXT: scf.if [[M]] -> (f32) {
+// CHECK-NEXT: llvm.atomicrmw fadd [[PP]], [[X]] syncscope("device") monotonic : !llvm.ptr<1>, f32
+// CHECK: llvm.mlir.undef : f32
+// CHECK-NOT: gpu.barrier
+// CHECK: [[OLD:%.*]] = scf.if [[THREAD0]] -> (i32) {
+// CHECK-NEXT: llvm.atomicrmw add [[CNT]], {{%.*}} syncscope("device") acq_rel : !llvm.ptr<1>, i32
+// CHECK: scf.if [[THREAD0]] {
+// CHECK: llvm.store [[OLD]], {{%.*}} : i32, !llvm.ptr<3>
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: [[B:%.*]] = llvm.load {{%.*}} : !llvm.ptr<3> -> i32
+// CHECK: llvm.store [[B]], {{%.*}} {alignment = 4 : i64} : i32, !llvm.ptr<1>
+#b = #tilegpu.blocked<[1], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @atomic_add(%p: !tile.ptr<f32, 1 : i32>, %x: f32, %n: i32, %cnt: !tile.ptr<i32, 1 : i32>, %out: !tile.ptr<i32, 1 : i32>) {
+    %rg = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32, #b>
+    %ns = "tile.splat"(%n) : (i32) -> tensor<128xi32, #b>
+    %m = arith.cmpi slt, %rg, %ns : tensor<128xi32, #b>
+    %ps = "tile.splat"(%p) : (!tile.ptr<f32, 1 : i32>) -> tensor<128x!tile.ptr<f32, 1 : i32>, #b>
+    %pp = "tile.addptr"(%ps, %rg) : (tensor<128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128xi32, #b>) -> tensor<128x!tile.ptr<f32, 1 : i32>, #b>
+    %xs = "tile.splat"(%x) : (f32) -> tensor<128xf32, #b>
+    %old = "tile.atomic_rmw"(%pp, %xs, %m) {rmw_op = "fadd", sem = "relaxed", scope = "gpu"} : (tensor<128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128xf32, #b>, tensor<128xi1, #b>) -> tensor<128xf32, #b>
+    %c1 = arith.constant 1 : i32
+    %ticket = "tile.atomic_rmw"(%cnt, %c1) {rmw_op = "add", sem = "acq_rel", scope = "gpu"} : (!tile.ptr<i32, 1 : i32>, i32) -> i32
+    %op = "tile.addptr"(%out, %ticket) : (!tile.ptr<i32, 1 : i32>, i32) -> !tile.ptr<i32, 1 : i32>
+    "tile.store"(%op, %ticket) {cache = "none", evict = "evict_normal"} : (!tile.ptr<i32, 1 : i32>, i32) -> ()
+    return
+  }
+}
+
+// -----
+
+// atomic_cas on 128 i64 (one per thread): one cmpxchg per element, unguarded, acq_rel on
+// success and acquire on failure, scope cta `syncscope("block")`; the old value is field 0 of
+// its result. A scalar cas (release, scope sys: no syncscope; monotonic on failure) is issued
+// by thread 0 only; its old value is unused, so it needs no shared memory.
+// CHECK: module attributes {gpu.container_module
+// CHECK-SAME: tilegpu.shared_bytes = 0 : i32
+// CHECK-LABEL: gpu.func @cas
+// CHECK-SAME: ([[P:%[^:]*]]: !llvm.ptr<1>, [[C:%[^:]*]]: i64, [[V:%[^:]*]]: i64, [[OUT:%[^:]*]]: !llvm.ptr<1>, [[F:%[^:]*]]: !llvm.ptr<1>)
+// CHECK: [[THREAD0:%.*]] = arith.andi {{%.*}}, {{%.*}} : i1
+// CHECK: [[PP:%.*]] = llvm.getelementptr [[P]]{{\[}}[[I:%.*]]{{\]}} : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i64
+// CHECK-NEXT: [[R:%.*]] = llvm.cmpxchg [[PP]], [[C]], [[V]] syncscope("block") acq_rel acquire : !llvm.ptr<1>, i64
+// CHECK-NEXT: [[OLD:%.*]] = llvm.extractvalue [[R]][0] : !llvm.struct<(i64, i1)>
+// CHECK-NEXT: [[OP:%.*]] = llvm.getelementptr [[OUT]]{{\[}}[[I]]{{\]}}
+// CHECK-NEXT: llvm.store [[OLD]], [[OP]] {alignment = 8 : i64} : i64, !llvm.ptr<1>
+// CHECK: {{%.*}} = scf.if [[THREAD0]] -> (i32) {
+// CHECK-NEXT: llvm.cmpxchg [[F]], {{%.*}}, {{%.*}} release monotonic : !llvm.ptr<1>, i32
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+#b = #tilegpu.blocked<[1], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @cas(%p: !tile.ptr<i64, 1 : i32>, %c: i64, %v: i64, %out: !tile.ptr<i64, 1 : i32>, %flag: !tile.ptr<i32, 1 : i32>) {
+    %rg = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32, #b>
+    %ps = "tile.splat"(%p) : (!tile.ptr<i64, 1 : i32>) -> tensor<128x!tile.ptr<i64, 1 : i32>, #b>
+    %pp = "tile.addptr"(%ps, %rg) : (tensor<128x!tile.ptr<i64, 1 : i32>, #b>, tensor<128xi32, #b>) -> tensor<128x!tile.ptr<i64, 1 : i32>, #b>
+    %cs = "tile.splat"(%c) : (i64) -> tensor<128xi64, #b>
+    %vs = "tile.splat"(%v) : (i64) -> tensor<128xi64, #b>
+    %old = "tile.atomic_cas"(%pp, %cs, %vs) {sem = "acq_rel", scope = "cta"} : (tensor<128x!tile.ptr<i64, 1 : i32>, #b>, tensor<128xi64, #b>, tensor<128xi64, #b>) -> tensor<128xi64, #b>
+    %os = "tile.splat"(%out) : (!tile.ptr<i64, 1 : i32>) -> tensor<128x!tile.ptr<i64, 1 : i32>, #b>
+    %op = "tile.addptr"(%os, %rg) : (tensor<128x!tile.ptr<i64, 1 : i32>, #b>, tensor<128xi32, #b>) -> tensor<128x!tile.ptr<i64, 1 : i32>, #b>
+    "tile.store"(%op, %old) {cache = "none", evict = "evict_normal"} : (tensor<128x!tile.ptr<i64, 1 : i32>, #b>, tensor<128xi64, #b>) -> ()
+    %zero = arith.constant 0 : i32
+    %one = arith.constant 1 : i32
+    %prev = "tile.atomic_cas"(%flag, %zero, %one) {sem = "release", scope = "sys"} : (!tile.ptr<i32, 1 : i32>, i32, i32) -> i32
+    return
+  }
+}
+
+// -----
+
+// expand_dims and broadcast keep every element in its thread: in
+// #blocked<[1, 4], [32, 1], [4, 1], [1, 0]> over 128x4, a thread holds row t and all 4 columns,
+// so the row range (slice 1) expanded and broadcast is one value in all 4 registers, and the
+// column range (slice 0) the constants 0..3: offsets 4 x row + column take no shared memory
+// and no barrier, and the 4 contiguous elements store as one vector.
+// CHECK: module attributes {gpu.container_module
+// CHECK-SAME: tilegpu.shared_bytes = 0 : i32
+// CHECK-LABEL: gpu.func @outer_offsets
+// CHECK-NOT: gpu.barrier
+// CHECK: [[ROW:%.*]] = arith.addi {{%.*}}, %c0_i32{{[_0-9]*}} : i32
+// CHECK: [[C4:%.*]] = arith.constant 4 : i32
+// CHECK-NEXT: [[R0:%.*]] = arith.muli [[ROW]], [[C4]] : i32
+// CHECK-NEXT: [[R1:%.*]] = arith.muli [[ROW]], [[C4]] : i32
+// CHECK-NEXT: [[R2:%.*]] = arith.muli [[ROW]], [[C4]] : i32
+// CHECK-NEXT: [[R3:%.*]] = arith.muli [[ROW]], [[C4]] : i32
+// CHECK-NEXT: arith.addi [[R0]], %c0_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: arith.addi [[R1]], %c1_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: arith.addi [[R2]], %c2_i32{{[_0-9]*}} : i32
+// CHECK-NEXT: arith.addi [[R3]], %c3_i32{{[_0-9]*}} : i32
+// CHECK-NOT: gpu.barrier
+// CHECK: llvm.store {{%.*}}, {{%.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// CHECK-NEXT: gpu.return
+#p = #tilegpu.blocked<[1, 4], [32, 1], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @outer_offsets(%out: !tile.ptr<i32, 1 : i32> {tile.divisibility = 16 : i32}) {
+    %rows = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32, #tilegpu.slice<1 : i32, #p>>
+    %cols = "tile.make_range"() {end = 4 : i32, start = 0 : i32} : () -> tensor<4xi32, #tilegpu.slice<0 : i32, #p>>
+    %r2 = "tile.expand_dims"(%rows) {axis = 1 : i32} : (tensor<128xi32, #tilegpu.slice<1 : i32, #p>>) -> tensor<128x1xi32, #p>
+    %c2 = "tile.expand_dims"(%cols) {axis = 0 : i32} : (tensor<4xi32, #tilegpu.slice<0 : i32, #p>>) -> tensor<1x4xi32, #p>
+    %rb = "tile.broadcast"(%r2) : (tensor<128x1xi32, #p>) -> tensor<128x4xi32, #p>
+    %cb = "tile.broadcast"(%c2) : (tensor<1x4xi32, #p>) -> tensor<128x4xi32, #p>
+    %c4 = arith.constant dense<4> : tensor<128x4xi32, #p>
+    %rs = arith.muli %rb, %c4 : tensor<128x4xi32, #p>
+    %offs = arith.addi %rs, %cb : tensor<128x4xi32, #p>
+    %ps = "tile.splat"(%out) : (!tile.ptr<i32, 1 : i32>) -> tensor<128x4x!tile.ptr<i32, 1 : i32>, #p>
+    %pp = "tile.addptr"(%ps, %offs) : (tensor<128x4x!tile.ptr<i32, 1 : i32>, #p>, tensor<128x4xi32, #p>) -> tensor<128x4x!tile.ptr<i32, 1 : i32>, #p>
+    "tile.store"(%pp, %offs) {cache = "none", evict = "evict_normal"} : (tensor<128x4x!tile.ptr<i32, 1 : i32>, #p>, tensor<128x4xi32, #p>) -> ()
     return
   }
 }

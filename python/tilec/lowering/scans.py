@@ -22,6 +22,8 @@ def lower_scan(ctx: Lowering, op: ir.Operation):
     reverse = ir.BoolAttr(op.attributes["reverse"]).value
     inputs = [ctx.get(v) for v in op.operands]
     layout, shape = inputs[0].layout, inputs[0].shape
+    if shape[axis] == 1:  # each element is its own prefix
+        return inputs
     numel = 1
     for s in shape:
         numel *= s
@@ -90,6 +92,8 @@ def lower_sort(ctx: Lowering, op: ir.Operation):
     descending = ir.BoolAttr(op.attributes["descending"]).value
     src = ctx.get(op.operands[0])
     layout, shape = src.layout, src.shape
+    if shape[axis] == 1:
+        return [src]
     element = scalar_type(op.operands[0].type)
     numel = 1
     for s in shape:
@@ -137,8 +141,14 @@ def lower_sort(ctx: Lowering, op: ir.Operation):
                         ir.IntegerType.get_signless(1), 1))
                 take_min = arith.xori(lower_half, ascending_block)  # both or neither: min
                 take_min = arith.xori(take_min, arith.constant(ir.IntegerType.get_signless(1), 1))
-                lo = arith.select(smaller(other, mine), other, mine)
-                hi = arith.select(smaller(other, mine), mine, other)
+                # Both threads of a pair compare (first, second) in the same order, so they
+                # agree on whether to swap even when neither is smaller (NaN, -0.0 vs 0.0):
+                # the stage permutes the elements, never duplicating one.
+                first = arith.select(lower_half, mine, other)
+                second = arith.select(lower_half, other, mine)
+                swap = smaller(second, first)
+                lo = arith.select(swap, second, first)
+                hi = arith.select(swap, first, second)
                 new_values.append(arith.select(take_min, lo, hi))
             values = new_values
             j //= 2
