@@ -99,7 +99,7 @@ def remove_conversions(module: ir.Operation) -> bool:
     for op in ops_in(module, "tilegpu.convert_layout"):
         replacement = remat.value_in(op.operands[0], _layout(op.results[0]))
         if replacement is None:
-            changed |= _skip_inner_conversion(op)
+            changed |= _skip_inner_conversion(op) or _convert_later(op, remat)
             continue
         op.results[0].replace_all_uses_with(replacement)
         op.erase()
@@ -116,6 +116,26 @@ def _skip_inner_conversion(op: ir.Operation) -> bool:
     op.operands[0] = source.operands[0]
     if op.operands[0].type == op.results[0].type:
         op.results[0].replace_all_uses_with(op.operands[0])
+        op.erase()
+    return True
+
+
+def _convert_later(op: ir.Operation, remat: _Rematerializer) -> bool:
+    """convert_B(f(convert_A(x))) with f elementwise (`acc.to(tl.float16)` of a dot result):
+    f is computed in x's own layout so only one conversion is left."""
+    source = op.operands[0]
+    inner = _wanted_layouts(source, None, set())
+    if len(inner) != 1:
+        return False
+    layout = inner.pop()
+    if layout == _layout(source):
+        return False
+    moved = remat.value_in(source, layout)
+    if moved is None:
+        return False
+    op.operands[0] = moved
+    if moved.type == op.results[0].type:
+        op.results[0].replace_all_uses_with(moved)
         op.erase()
     return True
 
@@ -152,14 +172,15 @@ def sink_into_reductions(module: ir.Operation) -> bool:
     return changed
 
 
-def _wanted_layouts(value: ir.Value, body: ir.Block, seen: set) -> set:
-    """Source layouts of the conversions feeding `value` through elementwise ops of `body`."""
+def _wanted_layouts(value: ir.Value, body: ir.Block | None, seen: set) -> set:
+    """Source layouts of the conversions feeding `value` through elementwise ops (of `body`,
+    when given)."""
     owner = value.owner
     if not isinstance(owner, (ir.Operation, ir.OpView)) or value in seen:
         return set()
     seen.add(value)
     op = owner.operation
-    if op.block != body:
+    if body is not None and op.block != body:
         return set()
     if op.name == "tilegpu.convert_layout":
         return {_layout(op.operands[0])}
@@ -172,10 +193,29 @@ def _wanted_layouts(value: ir.Value, body: ir.Block, seen: set) -> set:
     return found
 
 
+def _converted_uses(arg: ir.Value, yielded: ir.Value) -> set:
+    """The layouts `arg` is converted to in the loop body, when each of its uses is such a
+    conversion or a cheap op computing the value the loop yields for it (a pointer advanced
+    every trip); empty otherwise."""
+    found = set()
+    for use in arg.uses:
+        owner = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        if owner.name == "tilegpu.convert_layout":
+            found.add(_layout(owner.results[0]))
+            continue
+        advances = (owner.name in _FREE_TO_RECOMPUTE or _is_elementwise(owner)) and \
+            len(owner.results) == 1 and owner.results[0] == yielded
+        if not advances:
+            return set()
+    return found
+
+
 def retype_loop_carried(module: ir.Operation) -> bool:
-    """A tensor carried by an `scf.for` whose next value is computed from conversions out of
-    one other layout (an accumulator of loads) is carried in that layout instead: converted
-    once before the loop (free for a constant) and once after it, rather than on every trip."""
+    """A tensor carried by an `scf.for` in one layout but wanted in another is carried in
+    that one instead, converted once before the loop (free for a constant or computed
+    pointers) and once after it rather than on every trip. Wanted means: its next value is
+    computed from conversions out of one other layout (an accumulator of loads), or every use
+    in the body converts it to one other layout (pointers advanced each trip and loaded)."""
     changed = False
     for loop in ops_in(module, "scf.for"):
         body = loop.regions[0].blocks[0]
@@ -183,7 +223,8 @@ def retype_loop_carried(module: ir.Operation) -> bool:
         for i, arg in enumerate(list(body.arguments)[1:]):
             if not isinstance(arg.type, ir.RankedTensorType):
                 continue
-            wanted = _wanted_layouts(yield_op.operands[i], body, set())
+            yielded = yield_op.operands[i]
+            wanted = _wanted_layouts(yielded, body, set()) or _converted_uses(arg, yielded)
             if len(wanted) != 1 or _layout(arg) in wanted:
                 continue
             _carry_in(loop, i, wanted.pop())

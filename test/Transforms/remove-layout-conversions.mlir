@@ -382,3 +382,58 @@ func.func @loop_accumulator(%p: tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>, %n: i
   "tile.store"(%out, %sum) {cache = "none", evict = "evict_normal"} : (!tile.ptr<f32, 1 : i32>, f32) -> ()
   return
 }
+
+// -----
+
+// Pointers carried by a loop in #b1 but loaded in #b4 every trip (a matmul's `a_ptrs += BLOCK`):
+// every use in the body converts them or advances them, so they are carried in #b4. The initial
+// pointers are recomputed in #b4 before the loop, the advance happens in #b4, and no conversion
+// is left in the loop.
+// CHECK-LABEL: func.func @loop_pointers
+// CHECK: [[P0:%.*]] = "tile.addptr"({{.*}}) : (tensor<1024x!tile.ptr<f32, 1 : i32>, [[L4:#tilegpu.blocked<.4., [^>]*>]]>, tensor<1024xi32, [[L4]]>)
+// CHECK: scf.for {{.*}} iter_args([[ACC:%.*]] = {{%.*}}, [[P:%.*]] = [[P0]]) -> (tensor<1024xf32, [[L4]]>, tensor<1024x!tile.ptr<f32, 1 : i32>, [[L4]]>)
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: [[X:%.*]] = "tile.load"([[P]])
+// CHECK: [[NEXT:%.*]] = "tile.addptr"([[P]], {{%.*}}) : (tensor<1024x!tile.ptr<f32, 1 : i32>, [[L4]]>, tensor<1024xi32, [[L4]]>)
+// CHECK: scf.yield {{%.*}}, [[NEXT]]
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+#b4 = #tilegpu.blocked<[4], [32], [4], [0]>
+func.func @loop_pointers(%base: !tile.ptr<f32, 1 : i32>, %n: i32, %out: tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<1024xf32, #b4>
+  %step = arith.constant dense<1024> : tensor<1024xi32, #b1>
+  %r = "tile.make_range"() {end = 1024 : i32, start = 0 : i32} : () -> tensor<1024xi32, #b1>
+  %s = "tile.splat"(%base) : (!tile.ptr<f32, 1 : i32>) -> tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>
+  %p0 = "tile.addptr"(%s, %r) : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>, tensor<1024xi32, #b1>) -> tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>
+  %res:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %p = %p0) -> (tensor<1024xf32, #b4>, tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>) : i32 {
+    %p4 = "tilegpu.convert_layout"(%p) : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>) -> tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>
+    %x = "tile.load"(%p4) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>) -> tensor<1024xf32, #b4>
+    %a = arith.addf %acc, %x : tensor<1024xf32, #b4>
+    %next = "tile.addptr"(%p, %step) : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>, tensor<1024xi32, #b1>) -> tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>
+    scf.yield %a, %next : tensor<1024xf32, #b4>, tensor<1024x!tile.ptr<f32, 1 : i32>, #b1>
+  }
+  "tile.store"(%out, %res#0) {cache = "none", evict = "evict_normal"} : (tensor<1024x!tile.ptr<f32, 1 : i32>, #b4>, tensor<1024xf32, #b4>) -> ()
+  return
+}
+
+// -----
+
+// convert_B(f(convert_A(x))) for an elementwise f and an x that cannot be recomputed (a loop
+// result, here a block argument): f runs in x's layout and one conversion remains, of the
+// narrower fp16 values (a dot's `acc.to(tl.float16)` before its store).
+// CHECK-LABEL: func.func @convert_later
+// CHECK: [[H:%.*]] = arith.truncf %arg0 : tensor<1024xf32, [[L1:#tilegpu.blocked<.1., [^>]*>]]> to tensor<1024xf16, [[L1]]>
+// CHECK-NEXT: [[C:%.*]] = "tilegpu.convert_layout"([[H]]) : (tensor<1024xf16, [[L1]]>) -> tensor<1024xf16, [[L4:#tilegpu.blocked<.4., [^>]*>]]>
+// CHECK-NEXT: "tile.store"(%arg1, [[C]])
+// CHECK-NOT: tilegpu.convert_layout
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+#b2 = #tilegpu.blocked<[2], [32], [4], [0]>
+#b4 = #tilegpu.blocked<[4], [32], [4], [0]>
+func.func @convert_later(%acc: tensor<1024xf32, #b1>, %out: tensor<1024x!tile.ptr<f16, 1 : i32>, #b4>) {
+  %a2 = "tilegpu.convert_layout"(%acc) : (tensor<1024xf32, #b1>) -> tensor<1024xf32, #b2>
+  %h = arith.truncf %a2 : tensor<1024xf32, #b2> to tensor<1024xf16, #b2>
+  %h4 = "tilegpu.convert_layout"(%h) : (tensor<1024xf16, #b2>) -> tensor<1024xf16, #b4>
+  "tile.store"(%out, %h4) {cache = "none", evict = "evict_normal"} : (tensor<1024x!tile.ptr<f16, 1 : i32>, #b4>, tensor<1024xf16, #b4>) -> ()
+  return
+}
