@@ -10,3 +10,4 @@ from tilec.passes import tilegpu_to_llvm  # noqa: F401
 from tilec.passes import coalesce  # noqa: F401
 from tilec.passes import allocate_shared_memory  # noqa: F401
 from tilec.passes import membar  # noqa: F401
+from tilec.passes import accelerate_matmul  # noqa: F401

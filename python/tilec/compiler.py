@@ -151,7 +151,8 @@ def tilegpu_pipeline(options: CompileOptions) -> str:
     from tilec.passbase import get_pass
     coalesce = "tilegpu-coalesce," if get_pass("tilegpu-coalesce") else ""
     return (f"builtin.module(convert-tile-to-tilegpu{{num-warps={options.num_warps} "
-            f"target={options.target}}},{coalesce}tilegpu-remove-layout-conversions,"
+            f"target={options.target}}},{coalesce}tilegpu-accelerate-matmul,"
+            "tilegpu-remove-layout-conversions,"
             "canonicalize,cse,tilegpu-allocate-shared-memory,tilegpu-membar)")
 
 

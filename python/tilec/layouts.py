@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from tilec.dialects.tilegpu import BlockedLayout, Layout, SliceLayout
+from tilec.dialects.tilegpu import BlockedLayout, DotOperandLayout, Layout, MmaLayout, SliceLayout
 
 
 def _log2(n: int) -> int:
@@ -108,6 +108,10 @@ def to_linear(layout: Layout, shape: tuple[int, ...]) -> LinearLayout:
         return _blocked_to_linear(layout, shape)
     if isinstance(layout, SliceLayout):
         return _slice_to_linear(layout, shape)
+    if isinstance(layout, MmaLayout):
+        return _mma_to_linear(layout, shape)
+    if isinstance(layout, DotOperandLayout) and isinstance(layout.parent, MmaLayout):
+        return _dot_operand_to_linear(layout, shape)
     raise NotImplementedError(f"linear layout of {type(layout).__name__} is not implemented yet")
 
 
@@ -134,6 +138,72 @@ def _blocked_to_linear(layout: BlockedLayout, shape: tuple[int, ...]) -> LinearL
             extra_registers.extend(_identity_bits(2, d, rank, used))
             used += 1
     return LinearLayout(tuple(registers + extra_registers), tuple(lanes), tuple(warps), shape)
+
+
+def _fit(shape, register, lane, warp, repeats) -> LinearLayout:
+    """A linear layout from bases written for an unbounded tensor: a register basis outside
+    `shape` is dropped (it would repeat an element), a lane or warp basis outside becomes zero
+    (those threads hold copies); `repeats` (dimension, first coordinate) add register bits that
+    tile the rest of each dimension."""
+    def inside(basis):
+        return all(b < size for b, size in zip(basis, shape))
+    zero = tuple(0 for _ in shape)
+    registers = [b for b in register if inside(b)]
+    for d, start in repeats:
+        step = start
+        while step < shape[d]:
+            basis = [0] * len(shape)
+            basis[d] = step
+            registers.append(tuple(basis))
+            step *= 2
+    return LinearLayout(tuple(registers), tuple(b if inside(b) else zero for b in lane),
+                        tuple(b if inside(b) else zero for b in warp), tuple(shape))
+
+
+def _mma_warps(layout: MmaLayout, m_basis: bool, n_basis: bool) -> list[tuple[int, int]]:
+    """Warp bases of an mma layout (or its operands): the low warp-id bits step along M by
+    one instruction, the next along N; an operand that is shared across one of them gets zero
+    bases there (written as an out-of-range coordinate, see _fit)."""
+    wm, wn = layout.warps_per_cta
+    m, n = layout.instr_shape
+    far = 1 << 30
+    bases = [(m << i, 0) if m_basis else (far, 0) for i in range(_log2(wm))]
+    return bases + [(0, n << i) if n_basis else (0, far) for i in range(_log2(wn))]
+
+
+# One m16n8 accumulator tile of mma.sync: lane l holds rows l/4 and l/4 + 8, columns 2(l%4)
+# and 2(l%4) + 1 (registers c0..c3).
+_ACC_REGISTERS = [(0, 1), (8, 0)]
+_ACC_LANES = [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)]
+
+
+def _mma_to_linear(layout: MmaLayout, shape: tuple[int, ...]) -> LinearLayout:
+    if layout.version[0] != 2 or tuple(layout.instr_shape) != (16, 8) or len(shape) != 2:
+        raise NotImplementedError(f"linear layout of {layout.text()}")
+    wm, wn = layout.warps_per_cta
+    return _fit(shape, _ACC_REGISTERS, _ACC_LANES, _mma_warps(layout, True, True),
+                [(1, 8 * wn), (0, 16 * wm)])
+
+
+def _dot_operand_to_linear(layout: DotOperandLayout, shape: tuple[int, ...]) -> LinearLayout:
+    """The fragments of mma.sync m16n8k(8 kw) (kw = k_width elements per 32-bit register:
+    2 for fp16/bf16, 1 for tf32, 4 for int8): lane l holds A rows l/4 and l/4 + 8 at columns
+    kw(l%4) .. kw(l%4) + kw - 1 and those + 4kw; B columns l/4 at rows kw(l%4) + [0, kw) and
+    those + 4kw."""
+    mma = layout.parent
+    _mma_to_linear(mma, (16, 8))  # checks the parent is supported
+    kw = layout.k_width
+    wm, wn = mma.warps_per_cta
+    within = [1 << i for i in range(_log2(kw))]
+    if layout.op_idx == 0:  # A [M, K]
+        registers = [(0, k) for k in within] + [(8, 0), (0, 4 * kw)]
+        lanes = [(0, kw), (0, 2 * kw), (1, 0), (2, 0), (4, 0)]
+        return _fit(shape, registers, lanes, _mma_warps(mma, True, False),
+                    [(1, 8 * kw), (0, 16 * wm)])
+    registers = [(k, 0) for k in within] + [(4 * kw, 0)]  # B [K, N]
+    lanes = [(kw, 0), (2 * kw, 0), (0, 1), (0, 2), (0, 4)]
+    return _fit(shape, registers, lanes, _mma_warps(mma, False, True),
+                [(0, 8 * kw), (1, 8 * wn)])
 
 
 def _slice_to_linear(layout: SliceLayout, shape: tuple[int, ...]) -> LinearLayout:

@@ -180,6 +180,8 @@ def dot(a: tensor, b: tensor, acc=None, input_precision: str | None = None,
     result = T.block_type(out_dtype, shape)
     if acc is None:
         acc = constant(0, out_dtype, shape)
+    if a.dtype == T.uint8:  # tile.dot's i8 is signed: widen unsigned bytes first
+        a, b = cast(a, T.int16), cast(b, T.int16)
     value = tile.dot(a.handle, b.handle, acc.handle, input_precision,
                      max_num_imprecise_acc or 0)
     return tensor(value, result)

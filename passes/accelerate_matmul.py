@@ -1,0 +1,149 @@
+"""tilegpu-accelerate-matmul: every `tile.dot` in the layouts its instructions need.
+
+After it runs, each `tile.dot` is in one of two forms, which convert-tilegpu-to-llvm lowers:
+- **tensor cores** (`mma.sync`, sm_80 and later): the result (accumulator) has an
+  `#tilegpu.mma<[2, 0], [wm, wn], [16, 8]>` layout, A and B `#tilegpu.dot_operand` layouts of it
+  with `k_width` = elements per 32-bit register (2 for fp16/bf16, 1 for tf32, 4 for int8). Used
+  for fp16/bf16 → fp32, fp32 with input_precision "tf32" → fp32, and int8 → int32, when M >= 16,
+  N >= 8 and K covers one instruction (16, 8 or 32). An fp16 accumulator is widened to fp32
+  around the dot (the products are summed in fp32, as the interpreter does). Warps go to the
+  dimension with more instruction tiles left per warp (M first on ties).
+- **FMA** (everything else: "ieee" and "tf32x3" precision, small or batched dots, other types):
+  the result keeps its blocked layout L; A and B get blocked layouts that hold, in each thread,
+  the full K extent of the rows (columns) of L's elements: L with K in registers, so the lanes
+  and warps along N (M) hold copies of A (B).
+Operands and the accumulator are converted (`tilegpu.convert_layout`) into those layouts and
+the result back to its old layout for its users; tilegpu-remove-layout-conversions then removes
+what it can.
+
+Example (fp16, 128x128x32 block, 4 warps):
+    %d = "tile.dot"(%a, %b, %c) : (tensor<128x32xf16, #L>, tensor<32x128xf16, #L>, tensor<128x128xf32, #L>) -> ...
+becomes
+    %a2 = "tilegpu.convert_layout"(%a) : ... -> tensor<128x32xf16, #tilegpu.dot_operand<0 : i32, #mma, 2 : i32>>
+    %b2 = ... #tilegpu.dot_operand<1 : i32, #mma, 2 : i32>
+    %c2 = ... #mma        (#mma = #tilegpu.mma<[2, 0], [2, 2], [16, 8]>)
+    %d2 = "tile.dot"(%a2, %b2, %c2) ... -> tensor<128x128xf32, #mma>
+    %d = "tilegpu.convert_layout"(%d2) : ... -> tensor<128x128xf32, #L>
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith
+
+from tilec.dialects import tile, tilegpu
+from tilec.dialects.tilegpu import BlockedLayout, DotOperandLayout, MmaLayout
+from tilec.passbase import Option, Pass, ops_in, register
+
+MMA_INSTR = (16, 8)  # m, n of mma.sync; k = 8 * k_width
+
+
+def _type_name(t: ir.Type) -> str:
+    return str(t)
+
+
+def mma_k_width(a: ir.Type, c: ir.Type, precision: str) -> int | None:
+    """Elements per 32-bit operand register of the mma.sync that computes a dot of `a`
+    operands into `c` (None: no instruction does)."""
+    a_name, c_name = _type_name(a), _type_name(c)
+    if a_name in ("f16", "bf16") and c_name in ("f32", "f16"):
+        return 2
+    if a_name == "f32" and c_name == "f32" and precision == "tf32":
+        return 1
+    if a_name == "i8" and c_name == "i32":
+        return 4
+    return None
+
+
+def mma_warps(m: int, n: int, num_warps: int) -> tuple[int, int]:
+    """warps_per_cta [wm, wn]: each doubling goes where more instruction tiles remain per warp
+    (M on ties), while that dimension has tiles left to split."""
+    wm = wn = 1
+    while wm * wn < num_warps:
+        tiles_m, tiles_n = m // (MMA_INSTR[0] * wm), n // (MMA_INSTR[1] * wn)
+        if tiles_m >= tiles_n and tiles_m > 1 or tiles_n <= 1:
+            wm *= 2
+        else:
+            wn *= 2
+    return wm, wn
+
+
+def fma_operand_layouts(layout: BlockedLayout, k: int) -> tuple[BlockedLayout, BlockedLayout]:
+    """Blocked layouts of A [.., M, K] and B [.., K, N] for an FMA dot whose result is in
+    `layout`: the result's distribution of M (N), with all of K in each thread's registers."""
+    spt = list(layout.size_per_thread)
+    a_spt, b_spt = spt[:-1] + [k], spt[:-2] + [k, spt[-1]]
+    keep = (layout.threads_per_warp, layout.warps_per_cta, layout.order)
+    return BlockedLayout(tuple(a_spt), *keep), BlockedLayout(tuple(b_spt), *keep)
+
+
+def _convert(value: ir.Value, layout, before: ir.Operation) -> ir.Value:
+    if tilegpu.tensor_layout(value.type) == layout:
+        return value
+    with ir.InsertionPoint(before), before.location:
+        return tilegpu.convert_layout(value, layout)
+
+
+def _elementwise_cast(value: ir.Value, element: ir.Type, before: ir.Operation) -> ir.Value:
+    target = tile.like(value.type, element)
+    with ir.InsertionPoint(before), before.location:
+        if ir.FloatType(element).width > ir.FloatType(tile.element_type(value.type)).width:
+            return arith.extf(target, value)
+        return arith.truncf(target, value)
+
+
+@register
+class AccelerateMatmul(Pass):
+    name = "tilegpu-accelerate-matmul"
+    summary = "dot results to mma layouts, operands to dot-operand layouts (or FMA layouts)"
+    options = (Option("target", str, "cuda:90", "the GPU (cuda:<compute capability>)"),)
+
+    def run(self, module: ir.Operation) -> None:
+        attrs = module.attributes
+        num_warps = ir.IntegerAttr(attrs["tilegpu.num_warps"]).value \
+            if "tilegpu.num_warps" in attrs else 4
+        target = ir.StringAttr(attrs["tilegpu.target"]).value \
+            if "tilegpu.target" in attrs else self.target
+        arch = int(target.partition(":")[2] or 0)
+        for op in ops_in(module, "tile.dot"):
+            self._rewrite(op, num_warps, arch)
+
+    def _rewrite(self, op: ir.Operation, num_warps: int, arch: int) -> None:
+        a, b, c = op.operands
+        result = op.results[0]
+        shape = list(c.type.shape)
+        old = tilegpu.tensor_layout(result.type)
+        precision = ir.StringAttr(op.attributes["input_precision"]).value
+        k = a.type.shape[-1]
+        kw = mma_k_width(tile.element_type(a.type), tile.element_type(c.type), precision)
+        use_mma = (arch >= 80 and kw is not None and len(shape) == 2 and shape[0] >= 16 and
+                   shape[1] >= 8 and k >= 8 * kw)
+        if use_mma:
+            mma = MmaLayout((2, 0), mma_warps(shape[0], shape[1], num_warps), MMA_INSTR)
+            a_layout = DotOperandLayout(0, mma, kw)
+            b_layout = DotOperandLayout(1, mma, kw)
+            c_layout = mma
+        elif isinstance(old, BlockedLayout):
+            a_layout, b_layout = fma_operand_layouts(old, k)
+            c_layout = old
+        else:
+            return  # already rewritten (or a layout this pass does not know): leave it
+        op.operands[0] = _convert(a, a_layout, op)
+        op.operands[1] = _convert(b, b_layout, op)
+        wide = use_mma and str(tile.element_type(c.type)) == "f16"
+        acc = _convert(c, c_layout, op)
+        if wide:  # products are summed in fp32
+            acc = _elementwise_cast(acc, ir.F32Type.get(), op)
+        op.operands[2] = acc
+        if c_layout == old and not wide:
+            return
+        result.set_type(acc.type)
+        uses = [(use.owner, use.operand_number) for use in result.uses]
+        after = list(op.block.operations)
+        index = [o.operation for o in after].index(op)
+        anchor = after[index + 1].operation
+        value = result
+        if wide:
+            value = _elementwise_cast(value, tile.element_type(c.type), anchor)
+        value = _convert(value, old, anchor)
+        for owner, number in uses:
+            owner.operands[number] = value

@@ -1,0 +1,193 @@
+"""Lowering of `tile.dot`, in the layouts tilegpu-accelerate-matmul chose.
+
+- mma layout: one `mma.sync.m16n8k(8 kw)` per 16x8 accumulator tile and K step. The thread's
+  fragments are read off the linear layouts: accumulator registers c0..c3 at (row, col),
+  (row, col + 1), (row + 8, col), (row + 8, col + 1) of the tile; A's four 32-bit registers
+  pack kw consecutive K elements at rows +0/+8 and K offsets +0/+4kw, B's two at K offsets
+  +0/+4kw. fp32 operands are rounded to tf32 (to nearest, as the interpreter does) before the
+  instruction, which would otherwise drop the low bits.
+- blocked layouts (FMA): each result register is its accumulator plus the K products of the
+  A registers of its row and the B registers of its column, all in the thread (the operand
+  layouts hold whole K rows and columns); floats accumulate in fp32 (fp64 for fp64), integers
+  in i32.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, llvm, math
+
+from tilec.dialects.tilegpu import DotOperandLayout, MmaLayout
+from tilec.layouts import to_linear
+from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
+
+_FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+
+
+def _registers(d: Distributed) -> dict[tuple, ir.Value]:
+    linear = to_linear(d.layout, tuple(d.shape))
+    return {linear.register_coords(r): d.values[r] for r in range(linear.num_registers)}
+
+
+def _is_float(t: ir.Type) -> bool:
+    return str(t) in _FLOAT_WIDTH
+
+
+def _round_to_tf32(value: ir.Value) -> ir.Value:
+    """fp32 rounded to tf32's 10 mantissa bits, to nearest (ties away), kept as fp32."""
+    word = ir.IntegerType.get_signless(32)
+    bits = arith.bitcast(word, value)
+    rounded = arith.andi(arith.addi(bits, i32(0x1000)), i32(-0x2000))
+    return arith.bitcast(ir.F32Type.get(), rounded)
+
+
+@rule("tile.dot")
+def lower_dot(ctx: Lowering, op: ir.Operation):
+    a, b, c = (ctx.get(v) for v in op.operands)
+    precision = ir.StringAttr(op.attributes["input_precision"]).value
+    if isinstance(c.layout, MmaLayout):
+        if not (isinstance(a.layout, DotOperandLayout) and isinstance(b.layout, DotOperandLayout)):
+            raise NotImplementedError("an mma accumulator needs dot_operand A and B")
+        return [_mma(ctx, op, a, b, c)]
+    return [_fma(op, a, b, c, precision)]
+
+
+# --- FMA --------------------------------------------------------------------------------------
+
+def _fma(op: ir.Operation, a: Distributed, b: Distributed, c: Distributed,
+         precision: str) -> Distributed:
+    a_regs, b_regs = _registers(a), _registers(b)
+    c_linear = to_linear(c.layout, tuple(c.shape))
+    k_size = a.shape[-1]
+    operand = scalar_type(op.operands[0].type)
+    result = scalar_type(op.results[0].type)
+    is_float = _is_float(result)
+    wide = ir.F64Type.get() if str(operand) == "f64" or str(result) == "f64" else \
+        ir.F32Type.get()
+    acc_type = wide if is_float else ir.IntegerType.get_signless(32)
+    tf32 = precision == "tf32" and str(operand) == "f32"
+    cache: dict = {}
+
+    def widen(value: ir.Value) -> ir.Value:
+        if value in cache:
+            return cache[value]
+        out = value
+        if is_float:
+            if _FLOAT_WIDTH[str(value.type)] < acc_type.width:
+                out = arith.extf(acc_type, value)
+            if tf32:
+                out = _round_to_tf32(out)
+        elif value.type.width < 32:
+            out = arith.extsi(acc_type, value)
+        cache[value] = out
+        return out
+
+    values = []
+    for reg in range(c_linear.num_registers):
+        coord = c_linear.register_coords(reg)
+        acc = c.values[reg]
+        if is_float and _FLOAT_WIDTH[str(result)] < acc_type.width:
+            acc = arith.extf(acc_type, acc)
+        for k in range(k_size):
+            try:
+                x = a_regs[coord[:-1] + (k,)]
+                y = b_regs[coord[:-2] + (k, coord[-1])]
+            except KeyError:
+                raise NotImplementedError(
+                    f"dot operands in {a.layout.text()} / {b.layout.text()} do not hold the "
+                    f"rows and columns of {c.layout.text()} (run tilegpu-accelerate-matmul)"
+                ) from None
+            if is_float:
+                acc = math.fma(widen(x), widen(y), acc)
+            else:
+                acc = arith.addi(acc, arith.muli(widen(x), widen(y)))
+        if acc.type != result:
+            acc = arith.truncf(result, acc)
+        values.append(acc)
+    return Distributed(c.layout, tuple(c.shape), values)
+
+
+# --- mma.sync ---------------------------------------------------------------------------------
+
+_PTX_TYPE = {"f16": "f16", "bf16": "bf16", "f32": "tf32", "i8": "s8"}
+
+
+def _pack(values: list[ir.Value], element: ir.Type) -> ir.Value:
+    """kw elements in one 32-bit register: vector<2xf16> for fp16 (what nvvm.mma.sync takes
+    for it), an i32 otherwise."""
+    word = ir.IntegerType.get_signless(32)
+    if len(values) == 1:
+        return llvm.bitcast(word, values[0])
+    vector = ir.VectorType.get([len(values)], element)
+    packed = llvm.mlir_undef(vector)
+    for i, value in enumerate(values):
+        packed = llvm.insertelement(packed, value, i32(i))
+    return packed if str(element) == "f16" else llvm.bitcast(word, packed)
+
+
+def _mma(ctx: Lowering, op: ir.Operation, a: Distributed, b: Distributed,
+         c: Distributed) -> Distributed:
+    mma = c.layout
+    kw = a.layout.k_width
+    wm, wn = mma.warps_per_cta
+    m_size, n_size = c.shape
+    k_size = a.shape[1]
+    m_step, n_step, k_step = 16 * wm, 8 * wn, 8 * kw
+    element = scalar_type(op.operands[0].type)
+    accumulator = scalar_type(op.results[0].type)
+    a_regs, b_regs = _registers(a), _registers(b)
+    c_linear = to_linear(c.layout, tuple(c.shape))
+    where = {c_linear.register_coords(r): r for r in range(c_linear.num_registers)}
+    values = list(c.values)
+    rounded: dict = {}
+
+    def operand(regs, coord):
+        value = regs[coord]
+        if str(element) != "f32":
+            return value
+        if value not in rounded:
+            rounded[value] = _round_to_tf32(value)
+        return rounded[value]
+
+    packed_a: dict = {}
+    packed_b: dict = {}
+
+    def a_fragment(m0, k0):
+        if (m0, k0) not in packed_a:
+            packed_a[(m0, k0)] = [
+                _pack([operand(a_regs, (m0 + dm, k0 + dk + j)) for j in range(kw)], element)
+                for dm, dk in ((0, 0), (8, 0), (0, 4 * kw), (8, 4 * kw))]
+        return packed_a[(m0, k0)]
+
+    def b_fragment(k0, n0):
+        if (k0, n0) not in packed_b:
+            packed_b[(k0, n0)] = [
+                _pack([operand(b_regs, (k0 + dk + j, n0)) for j in range(kw)], element)
+                for dk in (0, 4 * kw)]
+        return packed_b[(k0, n0)]
+
+    attributes = {
+        "layoutA": ir.Attribute.parse("#nvvm.mma_layout<row>"),
+        "layoutB": ir.Attribute.parse("#nvvm.mma_layout<col>"),
+        "shape": ir.Attribute.parse(f"#nvvm.shape<m = 16, n = 8, k = {k_step}>"),
+        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([4, 2, 4]),
+    }
+    ptx = _PTX_TYPE.get(str(element))
+    if ptx:
+        for name in ("multiplicandAPtxType", "multiplicandBPtxType"):
+            attributes[name] = ir.Attribute.parse(f"#nvvm.mma_type<{ptx}>")
+    if isinstance(accumulator, ir.IntegerType):
+        attributes["intOverflowBehavior"] = ir.Attribute.parse("#nvvm.mma_int_overflow<wrapped>")
+    struct = ir.Type.parse(f"!llvm.struct<({', '.join([str(accumulator)] * 4)})>")
+    for m0 in range(0, max(m_size // m_step, 1) * m_step, m_step):
+        for n0 in range(0, max(n_size // n_step, 1) * n_step, n_step):
+            slots = [where[(m0 + dm, n0 + dn)] for dm, dn in ((0, 0), (0, 1), (8, 0), (8, 1))]
+            for k0 in range(0, k_size, k_step):
+                result = ir.Operation.create(
+                    "nvvm.mma.sync", results=[struct],
+                    operands=a_fragment(m0, k0) + b_fragment(k0, n0) +
+                    [values[s] for s in slots],
+                    attributes=attributes).result
+                for i, s in enumerate(slots):
+                    values[s] = llvm.extractvalue(accumulator, result,
+                                                  ir.DenseI64ArrayAttr.get([i]))
+    return Distributed(c.layout, tuple(c.shape), values)

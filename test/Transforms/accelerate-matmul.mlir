@@ -1,0 +1,85 @@
+// RUN: tilec-opt %s --split-input-file --tilegpu-accelerate-matmul | filecheck %s
+
+// fp16 x fp16 -> fp32, 128x128x32 on 4 warps: tensor cores. Warps split M and N 2 x 2 (8 and
+// 16 instruction tiles per dimension), A and B become dot operands of that mma layout with 2
+// fp16 per register, the accumulator is converted in and the result converted back to the
+// blocked layout its user (the store) had.
+// CHECK-LABEL: func.func @fp16
+// CHECK: [[A:%.*]] = "tilegpu.convert_layout"(%arg0) : ({{.*}}) -> tensor<128x32xf16, #tilegpu.dot_operand<0 : i32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>, 2 : i32>>
+// CHECK-NEXT: [[B:%.*]] = "tilegpu.convert_layout"(%arg1) : ({{.*}}) -> tensor<32x128xf16, #tilegpu.dot_operand<1 : i32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>, 2 : i32>>
+// CHECK-NEXT: [[C:%.*]] = "tilegpu.convert_layout"(%arg2) : ({{.*}}) -> tensor<128x128xf32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>>
+// CHECK-NEXT: [[D:%.*]] = "tile.dot"([[A]], [[B]], [[C]]) {{.*}} -> tensor<128x128xf32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>>
+// CHECK-NEXT: [[R:%.*]] = "tilegpu.convert_layout"([[D]]) : ({{.*}}) -> tensor<128x128xf32, #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>>
+// CHECK-NEXT: "tile.store"(%arg3, [[R]])
+#b = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
+  func.func @fp16(%a: tensor<128x32xf16, #b>, %b: tensor<32x128xf16, #b>, %c: tensor<128x128xf32, #b>, %p: tensor<128x128x!tile.ptr<f32, 1 : i32>, #b>) {
+    %d = "tile.dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x32xf16, #b>, tensor<32x128xf16, #b>, tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<128x128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128x128xf32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// The instruction per type: fp32 with tf32 precision takes m16n8k8 (1 element per register),
+// int8 -> int32 m16n8k32 (4 per register), bf16 2 per register. A tall block (256 x 16 on 4
+// warps) gives all warps to M.
+// CHECK-LABEL: func.func @types
+// CHECK: "tile.dot"{{.*}}dot_operand<0 : i32, {{.*}}, 1 : i32>{{.*}} -> tensor<64x64xf32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>>
+// CHECK: "tile.dot"{{.*}}dot_operand<0 : i32, {{.*}}, 4 : i32>{{.*}} -> tensor<64x64xi32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>>
+// CHECK: "tile.dot"{{.*}}dot_operand<0 : i32, {{.*}}, 2 : i32>{{.*}} -> tensor<256x16xf32, #tilegpu.mma<[2, 0], [4, 1], [16, 8]>>
+#b = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
+  func.func @types(%f: tensor<64x64xf32, #b>, %i: tensor<64x64xi8, #b>, %ci: tensor<64x64xi32, #b>, %h: tensor<256x16xbf16, #b>, %hb: tensor<16x16xbf16, #b>, %ch: tensor<256x16xf32, #b>) {
+    %d1 = "tile.dot"(%f, %f, %f) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf32, #b>, tensor<64x64xf32, #b>, tensor<64x64xf32, #b>) -> tensor<64x64xf32, #b>
+    %d2 = "tile.dot"(%i, %i, %ci) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xi8, #b>, tensor<64x64xi8, #b>, tensor<64x64xi32, #b>) -> tensor<64x64xi32, #b>
+    return
+  }
+  func.func @tall(%h: tensor<256x16xbf16, #b>, %hb: tensor<16x16xbf16, #b>, %ch: tensor<256x16xf32, #b>) attributes {} {
+    %d3 = "tile.dot"(%h, %hb, %ch) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<256x16xbf16, #b>, tensor<16x16xbf16, #b>, tensor<256x16xf32, #b>) -> tensor<256x16xf32, #b>
+    return
+  }
+}
+
+// -----
+
+// An fp16 accumulator on tensor cores: widened to fp32 around the dot (the products are summed
+// in fp32, as the interpreter does) and narrowed back for its users.
+// CHECK-LABEL: func.func @fp16_acc
+// CHECK: [[C:%.*]] = "tilegpu.convert_layout"(%arg1) : ({{.*}}) -> tensor<64x64xf16, [[MMA:#tilegpu.mma<[^>]*>]]>
+// CHECK-NEXT: [[W:%.*]] = arith.extf [[C]] : tensor<64x64xf16, [[MMA]]> to tensor<64x64xf32, [[MMA]]>
+// CHECK-NEXT: [[D:%.*]] = "tile.dot"({{.*}}, {{.*}}, [[W]]) {{.*}} -> tensor<64x64xf32, [[MMA]]>
+// CHECK-NEXT: [[N:%.*]] = arith.truncf [[D]] : tensor<64x64xf32, [[MMA]]> to tensor<64x64xf16, [[MMA]]>
+// CHECK-NEXT: "tilegpu.convert_layout"([[N]]) : (tensor<64x64xf16, [[MMA]]>) -> tensor<64x64xf16, #tilegpu.blocked
+#b = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
+  func.func @fp16_acc(%a: tensor<64x64xf16, #b>, %c: tensor<64x64xf16, #b>, %p: tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>) {
+    %d = "tile.dot"(%a, %a, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf16, #b>, tensor<64x64xf16, #b>, tensor<64x64xf16, #b>) -> tensor<64x64xf16, #b>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<64x64xf16, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// FMA: "ieee" precision and a block smaller than one instruction (M = 8)
+// keep the result's blocked layout; A gets that layout with K (here 16) in
+// each thread's registers along dim 1, B along dim 0, so a thread holds the whole rows and
+// columns its results need.
+// CHECK-LABEL: func.func @fma
+// CHECK: "tilegpu.convert_layout"(%arg0) : ({{.*}}) -> tensor<64x16xf32, #tilegpu.blocked<[1, 16], [2, 16], [4, 1], [1, 0]>>
+// CHECK-NEXT: "tilegpu.convert_layout"(%arg1) : ({{.*}}) -> tensor<16x64xf32, #tilegpu.blocked<[16, 4], [2, 16], [4, 1], [1, 0]>>
+// CHECK-NEXT: "tile.dot"{{.*}} -> tensor<64x64xf32, #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>>
+// CHECK-NEXT: "tilegpu.convert_layout"(%arg3) : ({{.*}}) -> tensor<8x16xf16, #tilegpu.blocked<[1, 16], [2, 16], [4, 1], [1, 0]>>
+// CHECK: "tile.dot"{{.*}} -> tensor<8x64xf32, #tilegpu.blocked
+// CHECK-NOT: mma
+// CHECK: return
+#b = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
+  func.func @fma(%a: tensor<64x16xf32, #b>, %b: tensor<16x64xf32, #b>, %c: tensor<64x64xf32, #b>, %a8: tensor<8x16xf16, #b>, %b8: tensor<16x64xf16, #b>, %c8: tensor<8x64xf32, #b>) {
+    %d = "tile.dot"(%a, %b, %c) {input_precision = "ieee", max_num_imprecise_acc = 0 : i32} : (tensor<64x16xf32, #b>, tensor<16x64xf32, #b>, tensor<64x64xf32, #b>) -> tensor<64x64xf32, #b>
+    %e = "tile.dot"(%a8, %b8, %c8) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<8x16xf16, #b>, tensor<16x64xf16, #b>, tensor<8x64xf32, #b>) -> tensor<8x64xf32, #b>
+    return
+  }
+}
