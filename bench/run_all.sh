@@ -6,10 +6,10 @@
 # On the GPU machine (carry [".devbundle"]):
 #   source .devbundle/setup.sh && bench/run_all.sh "$OUT/bench"
 #
-# Writes vector_add, launch_overhead, compile_time, softmax, layer_norm and row_sum .json/.png,
-# interpreter_speed.txt and a log of everything printed (run_all.log). Keeps going when one
-# benchmark fails; exits 1 if any did (a benchmark fails only on a wrong result or a tilec crash,
-# never on a missing competitor).
+# Writes vector_add, launch_overhead, compile_time, softmax, layer_norm, row_sum and matmul
+# .json/.png, interpreter_speed.txt and a log of everything printed (run_all.log). Keeps going
+# when one benchmark fails; exits 1 if any did (a benchmark fails only on a wrong result or a
+# tilec crash, never on a missing competitor).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=bench/results
@@ -24,7 +24,7 @@ python=${PYTHON:-python3}
 mkdir -p "$out"
 status=0
 {
-  for bench in vector_add launch_overhead compile_time softmax layer_norm row_sum; do
+  for bench in vector_add launch_overhead compile_time softmax layer_norm row_sum matmul; do
     echo "=== $bench"
     "$python" "bench/$bench.py" --out "$out" "${dry[@]}" || { echo "=== $bench FAILED"; status=1; }
   done

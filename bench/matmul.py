@@ -1,0 +1,798 @@
+"""fp16 matmul (fp32 accumulate, fp16 out): tilec beside Triton and cuBLAS, in one process.
+
+    python bench/matmul.py [--out DIR] [--shapes 4096x4096x4096,16x4096x4096]
+                           [--configs 128x128x64:w8:s3,...] [--warmup 5] [--repeats 20]
+                           [--compile-trials 1] [--no-triton]
+    python bench/matmul.py --compile-only   # the cold compile time only (needs no GPU)
+    python bench/matmul.py --dry-run        # fake timings, no GPU: checks the report code
+
+C[M, N] = A[M, K] @ B[K, N], all row-major fp16, accumulated in fp32. Shapes (M x N x K, default):
+square 512, 1024, 2048, 4096 and 8192, and the LLM shapes M = 16, 128, 1024, 8192 with
+N = K = 4096. The same kernel source (bench/matmul_kernel.py: tutorials/03-matrix-multiplication.py
+without its activation, GROUP_M = 8) runs through tilec and Triton over a small sweep of configs
+(BLOCK_M x BLOCK_N x BLOCK_K, num_warps, num_stages; the sets are CONFIGS below: one for M <= 128,
+one for shapes of at most 1024 x 1024 outputs, one for the rest; --configs gives one list for
+every shape), and cuBLAS runs as torch.matmul(a, b, out=c). Inputs are standard normal (seeded).
+
+Every result (each config of each framework, and cuBLAS) is checked once against torch.matmul
+in fp32 (TF32 off) of the same inputs: |c - ref| <= 1e-2 * (|ref| + sqrt(K)) (entries are
+~sqrt(K) in size; fp16 output rounding is 2^-11 of that, a tile computed wrong is off by ~1).
+Then each is timed with CUDA events: median over --repeats runs after --warmup, the L2 flushed
+(256 MB written) before every run. TFLOP/s = 2 * M * N * K / time. The table shows, per shape,
+cuBLAS and the best config of Triton and of tilec (which config won), and the ratios tilec/cuBLAS
+and tilec/Triton (above 1: tilec is faster). A config tilec (or Triton) fails to compile or run
+is recorded as failed and the sweep goes on: tilec's configs are compiled first in a child process
+(into the disk cache the launches then read), so even a compiler abort costs one config, not the
+run; a CUDA error that breaks the context stops the launches and the report is still written.
+
+Cold compile time: a fresh Python process with an empty TILEC_CACHE_DIR times
+tilec.compile(matmul_kernel, target="cuda:90") of the 128x128x64, 4 warps, 3 stages config
+(`import tilec` not included), then the 128x256x64, 8 warps config in the same process;
+the median over --compile-trials processes is reported (0: not measured).
+
+Targets (issue 7, H200): tilec >= 0.6x cuBLAS TFLOP/s at 4096^3 and 8192^3 (the issue measured
+cuBLAS at 631 and 655 TFLOP/s, Triton with wgmma at 639 and 632); the cold compile <= 3 s.
+
+Writes matmul.json (every config's times, errors, and registers, spills and shared memory of
+each compiled kernel where the framework tells) and matmul.png (TFLOP/s per shape, and the
+ratios) into --out. Needs torch (inputs, reference, cuBLAS) and CuPy (tilec launches through
+it). Exits 1 only when a result is wrong (after writing the report; 2 when there is no GPU or no
+torch at all). A config that fails, or a missing Triton, only prints a note.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import NamedTuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+
+KERNEL_FILE = common.BENCH / "matmul_kernel.py"
+KERNEL = "matmul_kernel"
+GROUP_M = 8
+RTOL = 1e-2  # of |ref| + sqrt(K): see the docstring
+FRAMEWORKS = ("tilec", "triton", "cublas")  # the JSON keys; "cublas" is torch.matmul
+NAMES = {"tilec": "tilec", "triton": "Triton", "cublas": "cuBLAS"}
+TARGET_RATIO_CUBLAS = 0.6
+TARGET_SHAPES = ("4096x4096x4096", "8192x8192x8192")
+ISSUE_TFLOPS = {"cublas": {"4096x4096x4096": 631.0, "8192x8192x8192": 655.0},
+                "triton": {"4096x4096x4096": 639.0, "8192x8192x8192": 632.0}}
+TARGET_COMPILE_S = 3.0
+CHILD_TIMEOUT_S = 300
+MARKER = "BENCH_JSON "
+
+
+class Config(NamedTuple):
+    block_m: int
+    block_n: int
+    block_k: int
+    num_warps: int
+    num_stages: int
+
+    @property
+    def label(self) -> str:
+        return (f"{self.block_m}x{self.block_n}x{self.block_k} w{self.num_warps} "
+                f"s{self.num_stages}")
+
+    def constexprs(self) -> dict:
+        return {"BLOCK_M": self.block_m, "BLOCK_N": self.block_n, "BLOCK_K": self.block_k,
+                "GROUP_M": GROUP_M}
+
+    def as_dict(self) -> dict:
+        return {**self._asdict(), "group_m": GROUP_M}
+
+
+# The sweep: (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages). Shared memory per stage is
+# (BLOCK_M + BLOCK_N) * BLOCK_K * 2 bytes: 48 KB for 128x256x64, so 4 stages (192 KB) still fit
+# the H200's 227 KB.
+CONFIGS = {
+    "small_m": [Config(16, 64, 64, 4, 4), Config(32, 64, 64, 4, 4), Config(64, 64, 32, 4, 4),
+                Config(64, 64, 64, 4, 3), Config(64, 128, 64, 4, 3)],
+    "small": [Config(64, 64, 32, 4, 4), Config(64, 128, 32, 4, 4), Config(128, 128, 32, 4, 4),
+              Config(128, 128, 64, 4, 3), Config(128, 128, 64, 8, 3)],
+    "large": [Config(128, 128, 32, 4, 4), Config(128, 128, 64, 4, 3), Config(128, 128, 64, 8, 3),
+              Config(128, 128, 64, 8, 4), Config(128, 256, 64, 8, 3), Config(64, 256, 32, 4, 4)],
+}
+COMPILE_CONFIGS = (Config(128, 128, 64, 4, 3), Config(128, 256, 64, 8, 3))  # cold, then second
+DEFAULT_SHAPES = ([(n, n, n) for n in (512, 1024, 2048, 4096, 8192)]
+                  + [(m, 4096, 4096) for m in (16, 128, 1024, 8192)])
+
+
+def shape_label(shape) -> str:
+    return "x".join(str(d) for d in shape)
+
+
+def shape_class(shape) -> str:
+    M, N, _ = shape
+    if M <= 128:
+        return "small_m"
+    return "small" if M * N <= 1024 * 1024 else "large"
+
+
+def configs_for(shape, override: list[Config] | None) -> list[Config]:
+    return override if override else CONFIGS[shape_class(shape)]
+
+
+def flops(shape) -> int:
+    M, N, K = shape
+    return 2 * M * N * K
+
+
+def tflops(shape, ms: float | None) -> float | None:
+    return None if ms is None else flops(shape) / (ms * 1e-3) / 1e12
+
+
+def parse_shapes(text: str) -> list[tuple[int, int, int]]:
+    """Comma-separated MxNxK (`4096x4096x4096`), or N for the square N x N x N."""
+    shapes = []
+    for item in text.split(","):
+        parts = [p for p in re.split(r"\s*[x×]\s*", item.strip()) if p]
+        if len(parts) == 1:
+            parts *= 3
+        if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
+            raise ValueError(f"--shapes: {item!r} is not MxNxK (or N for N x N x N)")
+        shapes.append(tuple(int(p) for p in parts))
+    return shapes
+
+
+def parse_configs(text: str) -> list[Config]:
+    """Comma-separated BMxBNxBK:wW:sS (`128x128x64:w8:s3`)."""
+    configs = []
+    for item in text.split(","):
+        found = re.fullmatch(r"\s*(\d+)x(\d+)x(\d+):w(\d+):s(\d+)\s*", item)
+        if not found:
+            raise ValueError(f"--configs: {item!r} is not BMxBNxBK:wW:sS (e.g. 128x128x64:w8:s3)")
+        configs.append(Config(*(int(g) for g in found.groups())))
+    return configs
+
+
+def load_kernel(language, jit, tag: str):
+    """matmul_kernel compiled by one framework. The mechanism of common.load_kernels (which reads
+    bench/kernels.py only): `language` is bound to `tl` before the file runs."""
+    name = f"bench_matmul_kernel_{tag}"
+    spec = importlib.util.spec_from_file_location(name, KERNEL_FILE)
+    module = importlib.util.module_from_spec(spec)
+    module.tl = language
+    sys.modules[name] = module  # some frameworks look a kernel's module up by name
+    spec.loader.exec_module(module)
+    return jit(getattr(module, KERNEL))
+
+
+def short_error(err: BaseException) -> str:
+    lines = [line for line in str(err).strip().splitlines() if line.strip()]
+    return f"{type(err).__name__}: " + " | ".join(lines[:4])[:600]
+
+
+# --- cold compile time: a fresh process ---------------------------------------------------------
+
+def launch_specialization(shape) -> tuple[dict, dict]:
+    """(signature, fixed values) for tilec.compile that give the kernel a launch on contiguous
+    fp16 torch tensors of `shape` compiles: pointers 16-byte aligned, integers ':16' when
+    divisible by 16, the value 1 folded in (the unit strides), as JITFunction specialises."""
+    M, N, K = shape
+    values = {"M": M, "N": N, "K": K, "stride_am": K, "stride_ak": 1, "stride_bk": N,
+              "stride_bn": 1, "stride_cm": N, "stride_cn": 1}
+    signature = {"a_ptr": "*fp16:16", "b_ptr": "*fp16:16", "c_ptr": "*fp16:16"}
+    fixed = {}
+    for name, value in values.items():
+        if value == 1:
+            fixed[name] = 1
+        else:
+            signature[name] = "i32:16" if value % 16 == 0 else "i32"
+    return signature, fixed
+
+
+def compile_config(tilec, kernel, config: Config, shape):
+    signature, fixed = launch_specialization(shape)
+    return tilec.compile(kernel, signature=signature, constexprs={**config.constexprs(), **fixed},
+                         num_warps=config.num_warps, num_stages=config.num_stages,
+                         target="cuda:90")
+
+
+def child_compile() -> dict:
+    start = time.perf_counter()
+    tilec = common.import_tilec()
+    import tilec.language as tl
+    import_s = time.perf_counter() - start
+    kernel = load_kernel(tl, tilec.jit, "tilec")
+    found = {"import_s": import_s}
+    for key, config in zip(("first", "second"), COMPILE_CONFIGS):
+        found[f"{key}_config"] = config.label
+        start = time.perf_counter()
+        try:
+            compiled = compile_config(tilec, kernel, config, (4096, 4096, 4096))
+        except Exception as err:
+            found[f"{key}_error"] = short_error(err)
+            continue
+        found[f"{key}_compile_s"] = time.perf_counter() - start
+        found[f"{key}_kernel"] = {k: compiled.metadata.get(k) for k in
+                                  ("registers", "spill_stores", "spill_loads", "shared")}
+    return found
+
+
+def measure_compile(trials: int) -> dict:
+    """Median cold compile times over `trials` fresh processes, each with an empty cache."""
+    runs = []
+    for _ in range(trials):
+        env = dict(os.environ)
+        for name in ("TILEC_INTERPRET", "TILEC_CACHE", "TILEC_DUMP_IR"):
+            env.pop(name, None)  # a cold compile to a real cubin, through the disk cache
+        with tempfile.TemporaryDirectory(prefix="bench-matmul-compile-") as cache_dir:
+            env["TILEC_CACHE_DIR"] = cache_dir
+            try:
+                proc = subprocess.run([sys.executable, str(Path(__file__).resolve()),
+                                       "--child-compile"], cwd=common.ROOT, env=env, text=True,
+                                      capture_output=True, timeout=CHILD_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                runs.append({"error": f"timed out after {CHILD_TIMEOUT_S} s"})
+                break
+        lines = [line for line in proc.stdout.splitlines() if line.startswith(MARKER)]
+        if proc.returncode != 0 or not lines:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-8:]
+            runs.append({"error": f"exit {proc.returncode}: " + " | ".join(tail)})
+            break
+        runs.append(json.loads(lines[-1][len(MARKER):]))
+        if "first_error" in runs[-1]:
+            break  # a kernel that does not compile fails the same way every time
+    return summarise_compile(runs)
+
+
+def summarise_compile(runs: list[dict]) -> dict:
+    ok = [r for r in runs if "error" not in r]
+    summary = {"trials": runs, "config": COMPILE_CONFIGS[0].label,
+               "second_config": COMPILE_CONFIGS[1].label}
+    for key in ("import_s", "first_compile_s", "second_compile_s"):
+        summary[key] = common.median(r.get(key) for r in ok)
+    errors = [r.get("error") or r.get("first_error") for r in runs
+              if r.get("error") or r.get("first_error")]
+    summary["error"] = errors[0] if errors else None
+    summary["second_error"] = next((r["second_error"] for r in ok if "second_error" in r), None)
+    summary["kernel"] = next((r["first_kernel"] for r in ok if "first_kernel" in r), None)
+    return summary
+
+
+def fake_compile(trials: int) -> dict:
+    rng = random.Random(1)
+    runs = [{"import_s": 0.35 * rng.uniform(0.95, 1.05),
+             "first_compile_s": 1.9 * rng.uniform(0.95, 1.08),
+             "second_compile_s": 1.1 * rng.uniform(0.95, 1.08),
+             "first_config": COMPILE_CONFIGS[0].label,
+             "second_config": COMPILE_CONFIGS[1].label,
+             "first_kernel": {"registers": 168, "spill_stores": 0, "spill_loads": 0,
+                              "shared": 98304}} for _ in range(max(trials, 1))]
+    return summarise_compile(runs)
+
+
+def print_compile(summary: dict) -> dict:
+    measured = summary.get("first_compile_s")
+    target = {"max_s": TARGET_COMPILE_S, "measured": measured,
+              "met": None if measured is None else measured <= TARGET_COMPILE_S}
+    if summary.get("error"):
+        print(f"compile: tilec.compile of {summary['config']} failed: {summary['error']}")
+    if measured is not None:
+        second = summary.get("second_compile_s")
+        print(f"compile: cold tilec.compile of matmul_kernel {summary['config']}: "
+              f"{measured:.3f} s (import tilec {summary['import_s']:.3f} s, not included); "
+              f"then {summary['second_config']}: "
+              + (f"{second:.3f} s" if second is not None else
+                 f"failed ({summary.get('second_error')})"))
+        print(f"target: cold compile {measured:.3f} s (needs <= {TARGET_COMPILE_S} s): "
+              f"{'MET' if target['met'] else 'MISSED'}")
+    else:
+        print("target: cold compile time not measured")
+    return target
+
+
+# --- tilec's configs compiled in child processes first ------------------------------------------
+#
+# A compiler bug can abort the process (an assertion in MLIR's C++ code is no Python exception),
+# which would end the benchmark with no report. So each tilec config is first compiled by
+# tilec.compile in a child process, into the disk cache the launches then read; a config whose
+# compile fails or kills the child is recorded as failed and never launched here.
+
+def precompile_key(config: Config, shape) -> str:
+    signature, _ = launch_specialization(shape)
+    return config.label + " | " + ",".join(f"{k}={v}" for k, v in sorted(signature.items()))
+
+
+def child_precompile() -> int:
+    """Compiles the jobs of stdin ([{"key", "config", "shape"}]), one MARKER line each."""
+    jobs = json.loads(sys.stdin.read())
+    tilec = common.import_tilec()
+    import tilec.language as tl
+    kernel = load_kernel(tl, tilec.jit, "tilec")
+    for job in jobs:
+        print(MARKER + json.dumps({"key": job["key"], "started": True}), flush=True)
+        start = time.perf_counter()
+        try:
+            compiled = compile_config(tilec, kernel, Config(*job["config"]), tuple(job["shape"]))
+            found = {"compile_s": time.perf_counter() - start,
+                     "kernel": {k: compiled.metadata.get(k) for k in
+                                ("registers", "spill_stores", "spill_loads", "shared")}}
+        except Exception as err:
+            found = {"error": short_error(err)}
+        print(MARKER + json.dumps({"key": job["key"], **found}), flush=True)
+    return 0
+
+
+def precompile(shapes, override: list[Config] | None) -> dict:
+    """{precompile_key: {"compile_s", "kernel"} or {"error"}} for every (config, shape) of the
+    run; a child that dies is restarted after the job that killed it."""
+    jobs, seen = [], set()
+    for shape in shapes:
+        for config in configs_for(shape, override):
+            key = precompile_key(config, shape)
+            if key not in seen:
+                seen.add(key)
+                jobs.append({"key": key, "config": list(config), "shape": list(shape)})
+    results: dict = {}
+    env = dict(os.environ)
+    for name in ("TILEC_INTERPRET", "TILEC_DUMP_IR"):
+        env.pop(name, None)
+    while True:
+        todo = [job for job in jobs if job["key"] not in results]
+        if not todo:
+            return results
+        print(f"compiling {len(todo)} tilec config(s) in a child process")
+        started = None
+        try:
+            proc = subprocess.run([sys.executable, str(Path(__file__).resolve()),
+                                   "--child-precompile"], input=json.dumps(todo), cwd=common.ROOT,
+                                  env=env, text=True, capture_output=True,
+                                  timeout=CHILD_TIMEOUT_S)
+            stdout, why = proc.stdout, f"the compiling process died (exit {proc.returncode})"
+            tail = " | ".join((proc.stderr or "").strip().splitlines()[-3:])[-600:]
+        except subprocess.TimeoutExpired as err:
+            stdout = err.stdout.decode() if isinstance(err.stdout, bytes) else (err.stdout or "")
+            why, tail = f"the compiling process timed out after {CHILD_TIMEOUT_S} s", ""
+        for line in stdout.splitlines():
+            if not line.startswith(MARKER):
+                continue
+            found = json.loads(line[len(MARKER):])
+            if found.pop("started", False):
+                started = found["key"]
+            else:
+                results[found.pop("key")] = found
+                started = None
+        if started is None and all(job["key"] in results for job in todo):
+            continue
+        culprit = started or next(job["key"] for job in todo if job["key"] not in results)
+        results[culprit] = {"error": f"{why}: {tail}" if tail else why}
+        print(f"note: tilec {culprit.split(' | ')[0]}: {results[culprit]['error'][:300]}")
+
+
+# --- the measured side ----------------------------------------------------------------------------
+
+class Runners:
+    """The inputs of one shape, tilec's and Triton's kernel (built once) and cuBLAS."""
+
+    def __init__(self, args):
+        self.args = args
+        self.compiled: dict = {}  # precompile()'s results
+        self.notes: list[str] = []
+        torch = common.importable("torch", "this benchmark cannot run without it")
+        cupy = common.importable("cupy", "tilec cannot launch without it")
+        if torch is None:
+            print("error: torch is needed for the inputs, the reference and cuBLAS")
+            sys.exit(2)
+        common.require_gpu(cupy=cupy, torch=torch)
+        torch.backends.cuda.matmul.allow_tf32 = False  # the fp32 reference is fp32
+        self.torch = torch
+        self.modules = {"tilec": common.import_tilec(), "torch": torch, "cupy": cupy,
+                        "triton": None if args.no_triton else common.importable("triton")}
+        self.gpu = common.Gpu(torch=torch)
+        import tilec.language as tilec_tl
+        self.kernels = {"tilec": load_kernel(tilec_tl, self.modules["tilec"].jit, "tilec")}
+        triton = self.modules["triton"]
+        if triton is not None:
+            try:
+                import triton.language as triton_tl
+                self.kernels["triton"] = load_kernel(triton_tl, triton.jit, "triton")
+            except Exception as err:
+                self.notes.append(f"Triton skipped: {type(err).__name__}: {err}")
+        else:
+            self.notes.append("Triton skipped: " + ("--no-triton" if args.no_triton
+                                                    else "not importable"))
+        self.flush = self.gpu.l2_flusher()
+        self.broken = None  # set when a CUDA error leaves the context unusable
+
+    def measure(self, shape, configs: list[Config]) -> dict:
+        """{framework: {"configs": [entry per config]}} for the kernels, {"cublas": entry}."""
+        torch = self.torch
+        M, N, K = shape
+        gen = torch.Generator(device="cuda").manual_seed(M * 1000003 + N * 1009 + K)
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16, generator=gen)
+        b = torch.randn(K, N, device="cuda", dtype=torch.float16, generator=gen)
+        c = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        expected = torch.matmul(a.float(), b.float())
+        atol = RTOL * math.sqrt(K)
+
+        def check(entry: dict) -> None:
+            diff = (c.float() - expected).abs()
+            entry["correct"] = bool((diff <= atol + RTOL * expected.abs()).all().item())
+            entry["max_abs_err"] = float(diff.max().item())
+
+        found = {"cublas": self.run_one(lambda: torch.matmul(a, b, out=c), c, check)}
+        found["cublas"].pop("returned", None)
+        for name, kernel in self.kernels.items():
+            entries = []
+            for config in configs:
+                ahead = self.compiled.get(precompile_key(config, shape), {})
+                if name == "tilec" and "error" in ahead:
+                    entries.append({"config": config.as_dict(), "label": config.label,
+                                    "error": f"compile failed: {ahead['error']}"})
+                    print(f"  {name:>6} {config.label:<22} FAILED to compile (not launched)")
+                    continue
+                if self.broken:
+                    entries.append({"config": config.as_dict(), "label": config.label,
+                                    "error": f"not run: {self.broken}"})
+                    continue
+                launch = self.launcher(kernel, config, a, b, c)
+                entry = {"config": config.as_dict(), "label": config.label,
+                         **self.run_one(launch, c, check, first_call=True)}
+                if name == "tilec" and "compile_s" in ahead:
+                    entry["compile_s"] = ahead["compile_s"]  # in the child, warm process
+                if "error" not in entry:
+                    entry["kernel"] = (self.tilec_info(kernel, config) or ahead.get("kernel")
+                                       if name == "tilec"
+                                       else self.triton_info(entry.pop("returned", None)))
+                entry.pop("returned", None)
+                entries.append(entry)
+                print(f"  {name:>6} {config.label:<22} " + (
+                    f"{common.fmt(tflops(shape, entry.get('ms')), '.1f')} TFLOP/s"
+                    + ("" if entry.get("correct") else "  MISMATCH")
+                    if "error" not in entry else f"FAILED: {entry['error'][:160]}"))
+            found[name] = {"configs": entries}
+        return found  # the shape's tensors are freed here, before the next shape allocates
+
+    @staticmethod
+    def launcher(kernel, config: Config, a, b, c):
+        M, K = a.shape
+        N = b.shape[1]
+        grid = (-(-M // config.block_m) * -(-N // config.block_n),)
+        strides = (a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1))
+        bound = {}  # kernel[grid] made at the first call, inside run_one's error handling
+
+        def launch():
+            if not bound:
+                bound["run"] = kernel[grid]
+            return bound["run"](a, b, c, M, N, K, *strides, **config.constexprs(),
+                                num_warps=config.num_warps, num_stages=config.num_stages)
+        return launch
+
+    def run_one(self, launch, c, check, first_call: bool = False) -> dict:
+        gpu = self.gpu
+        entry = {}
+        try:
+            c.fill_(float("nan"))  # a kernel that writes nothing cannot pass the check
+            gpu.synchronize()
+            start = time.perf_counter()
+            entry["returned"] = launch()
+            gpu.synchronize()
+            if first_call:  # compile (or the framework's cache) + one launch
+                entry["first_call_s"] = time.perf_counter() - start
+            check(entry)
+            entry["times_ms"] = common.time_gpu(gpu, launch, self.args.warmup, self.args.repeats,
+                                                flush=self.flush)
+            entry["ms"] = common.median(entry["times_ms"])
+        except Exception as err:
+            entry = {"error": short_error(err)}
+            if not first_call or os.environ.get("BENCH_TRACEBACK"):
+                traceback.print_exc()
+            self.check_context()
+        return entry
+
+    def check_context(self) -> None:
+        """After an error: a CUDA error that poisons the context makes every later launch fail;
+        stop launching then, and say why."""
+        try:
+            self.gpu.synchronize()
+            self.torch.empty(1, device="cuda").fill_(0)
+            self.gpu.synchronize()
+        except Exception as err:
+            self.broken = f"the CUDA context is unusable after an earlier error ({err})"
+            self.notes.append(self.broken)
+            print(f"note: {self.broken}; the remaining configs are not run")
+
+    @staticmethod
+    def tilec_info(kernel, config: Config) -> dict | None:
+        try:
+            for compiled in kernel.cache.values():
+                if (compiled.constants.get("BLOCK_M") == config.block_m
+                        and compiled.constants.get("BLOCK_N") == config.block_n
+                        and compiled.constants.get("BLOCK_K") == config.block_k
+                        and compiled.options.num_warps == config.num_warps
+                        and compiled.options.num_stages == config.num_stages):
+                    return {k: compiled.metadata.get(k)
+                            for k in ("registers", "spill_stores", "spill_loads", "shared")}
+        except Exception:
+            pass
+        return None
+
+    @staticmethod
+    def triton_info(compiled) -> dict | None:
+        try:
+            return {"registers": getattr(compiled, "n_regs", None),
+                    "spills": getattr(compiled, "n_spills", None),
+                    "shared": getattr(compiled.metadata, "shared", None)}
+        except Exception:
+            return None
+
+
+class FakeRunners:
+    """--dry-run: times from a model (peak TFLOP/s times the fraction of the last wave of tiles
+    that is full, plus a latency), seeded; tilec fails the BLOCK_M = 16 configs, so the failed
+    path of the report runs too. No GPU, no competitor imports."""
+
+    PEAK_TFLOPS = {"tilec": 420.0, "triton": 640.0, "cublas": 655.0}
+    LATENCY_MS = {"tilec": 0.006, "triton": 0.007, "cublas": 0.005}
+    SMS = 132
+
+    def __init__(self, args):
+        self.args = args
+        self.notes = ["dry run: timings are fake"]
+        self.modules = {}
+        self.rng = random.Random(0)
+
+    def fake_ms(self, name: str, shape, tiles: int | None = None) -> float:
+        waves = 1.0 if tiles is None else tiles / (math.ceil(tiles / self.SMS) * self.SMS)
+        compute_ms = flops(shape) / (self.PEAK_TFLOPS[name] * 1e12 * waves) * 1e3
+        return self.LATENCY_MS[name] + compute_ms
+
+    def timed(self, name: str, shape, tiles: int | None = None) -> dict:
+        base = self.fake_ms(name, shape, tiles)
+        times = [base * self.rng.uniform(0.98, 1.05) for _ in range(self.args.repeats)]
+        return {"correct": True, "max_abs_err": 0.01, "times_ms": times,
+                "ms": common.median(times)}
+
+    def measure(self, shape, configs: list[Config]) -> dict:
+        M, N, _ = shape
+        found = {"cublas": self.timed("cublas", shape)}
+        for name in ("tilec", "triton"):
+            entries = []
+            for config in configs:
+                entry = {"config": config.as_dict(), "label": config.label}
+                if name == "tilec" and config.block_m == 16:
+                    entry["error"] = ("CompilationError: (dry run) no lowering for a 16-row "
+                                      "dot block")
+                else:
+                    tiles = -(-M // config.block_m) * -(-N // config.block_n)
+                    entry.update(self.timed(name, shape, tiles), first_call_s=1.5,
+                                 kernel={"registers": 168, "shared": 98304})
+                entries.append(entry)
+            found[name] = {"configs": entries}
+        return found
+
+
+# --- the report -----------------------------------------------------------------------------------
+
+def best_entry(configs: list[dict]) -> dict | None:
+    """The fastest config that ran and was correct."""
+    ran = [e for e in configs if e.get("ms") is not None and e.get("correct")]
+    return min(ran, key=lambda e: e["ms"]) if ran else None
+
+
+def summarise(shape, found: dict) -> dict:
+    row = {"M": shape[0], "N": shape[1], "K": shape[2], "label": shape_label(shape),
+           "class": shape_class(shape), "flops": flops(shape)}
+    cublas = dict(found.get("cublas", {"skipped": True}))
+    if cublas.get("ms") is not None:
+        cublas["tflops"] = tflops(shape, cublas["ms"])
+    row["cublas"] = cublas
+    for name in ("tilec", "triton"):
+        entry = found.get(name)
+        if entry is None:
+            row[name] = {"skipped": True, "configs": []}
+            continue
+        for e in entry["configs"]:
+            if e.get("ms") is not None:
+                e["tflops"] = tflops(shape, e["ms"])
+        best = best_entry(entry["configs"])
+        failed = [e["label"] for e in entry["configs"] if "error" in e]
+        row[name] = {"configs": entry["configs"], "failed": failed,
+                     "best": None if best is None else {"label": best["label"],
+                                                        "ms": best["ms"],
+                                                        "tflops": best["tflops"]}}
+    tilec = (row["tilec"].get("best") or {}).get("tflops")
+    row["ratio_tilec_cublas"] = common.ratio(tilec, cublas.get("tflops"))
+    row["ratio_tilec_triton"] = common.ratio(tilec, (row["triton"].get("best") or {}).get("tflops"))
+    return row
+
+
+def best_tflops(row: dict, name: str) -> float | None:
+    if name == "cublas":
+        return row["cublas"].get("tflops")
+    return (row[name].get("best") or {}).get("tflops")
+
+
+def mismatches(row: dict) -> list[str]:
+    wrong = [f"cuBLAS at {row['label']}"] if row["cublas"].get("correct") is False else []
+    for name in ("tilec", "triton"):
+        wrong += [f"{NAMES[name]} {e['label']} at {row['label']}"
+                  for e in row[name].get("configs", []) if e.get("correct") is False]
+    return wrong
+
+
+def print_rows(rows: list[dict]) -> None:
+    table = []
+    for row in rows:
+        cells = [row["label"], common.fmt(best_tflops(row, "cublas"), ".1f")]
+        for name in ("triton", "tilec"):
+            best = row[name].get("best")
+            cells += [common.fmt(best_tflops(row, name), ".1f"),
+                      best["label"] if best else "-"]
+        cells += [common.fmt_ratio(row["ratio_tilec_cublas"]),
+                  common.fmt_ratio(row["ratio_tilec_triton"])]
+        failed = row["tilec"].get("failed", [])
+        ran = len(row["tilec"].get("configs", []))
+        notes = [f"tilec failed {len(failed)}/{ran}"] if failed else []
+        if row["triton"].get("failed"):
+            notes.append(f"Triton failed {len(row['triton']['failed'])}")
+        if mismatches(row):
+            notes.append("MISMATCH")
+        cells.append(", ".join(notes))
+        table.append(cells)
+    common.print_table(
+        "fp16 matmul (fp32 accumulate, fp16 out), TFLOP/s = 2*M*N*K / median time, best config "
+        "per framework (higher is better)",
+        ["M x N x K", "cuBLAS", "Triton", "Triton config", "tilec", "tilec config",
+         "tilec/cuBLAS", "tilec/Triton", ""], table)
+
+
+def target_summary(rows: list[dict]) -> dict:
+    target = {"min_ratio_tilec_cublas": TARGET_RATIO_CUBLAS, "at": list(TARGET_SHAPES),
+              "issue_tflops": ISSUE_TFLOPS, "per_shape": {}, "met": None}
+    verdicts = []
+    for label in TARGET_SHAPES:
+        row = next((r for r in rows if r["label"] == label), None)
+        if row is None:
+            print(f"target: {label} not measured")
+            verdicts.append(None)
+            continue
+        measured = row["ratio_tilec_cublas"]
+        met = None if measured is None else measured >= TARGET_RATIO_CUBLAS
+        target["per_shape"][label] = {"measured": measured, "met": met}
+        verdicts.append(met)
+        if measured is None:
+            print(f"target: no tilec/cuBLAS ratio at {label} (tilec failed every config?)")
+            continue
+        print(f"target: tilec/cuBLAS at {label} = {measured:.3f} (tilec "
+              f"{best_tflops(row, 'tilec'):.0f} TFLOP/s with {row['tilec']['best']['label']}, "
+              f"cuBLAS {best_tflops(row, 'cublas'):.0f}; needs >= {TARGET_RATIO_CUBLAS}): "
+              f"{'MET' if met else 'MISSED'}")
+    if verdicts and all(v is not None for v in verdicts):
+        target["met"] = all(verdicts)
+        print(f"target: tilec >= {TARGET_RATIO_CUBLAS}x cuBLAS at 4096^3 and 8192^3: "
+              f"{'MET' if target['met'] else 'MISSED'}")
+    return target
+
+
+def draw(rows: list[dict]):
+    def figure(plt):
+        fig, (top, bottom) = common.two_panels(plt)
+        xs = list(range(len(rows)))
+        width = 0.8 / len(FRAMEWORKS)
+        for i, name in enumerate(("cublas", "triton", "tilec")):
+            points = [(x + (i - 1) * width, best_tflops(r, name)) for x, r in zip(xs, rows)
+                      if best_tflops(r, name) is not None]
+            if points:
+                top.bar(*zip(*points), width=width, label=NAMES[name]
+                        + ("" if name == "cublas" else " (best config)"))
+        top.set_ylabel("TFLOP/s (2·M·N·K / time)")
+        top.set_title("fp16 matmul, fp32 accumulate, fp16 out")
+        top.grid(True, axis="y", alpha=0.3)
+        top.legend()
+        for key, label, color in (("ratio_tilec_cublas", "tilec / cuBLAS", "C0"),
+                                  ("ratio_tilec_triton", "tilec / Triton", "C1")):
+            points = [(x, r[key]) for x, r in zip(xs, rows) if r[key] is not None]
+            if points:
+                bottom.plot(*zip(*points), "o-", color=color, label=label)
+        bottom.axhline(TARGET_RATIO_CUBLAS, color="red", linewidth=0.8, linestyle="--",
+                       label=f"target {TARGET_RATIO_CUBLAS} (vs cuBLAS, 4096³ and 8192³)")
+        bottom.axhline(1.0, color="grey", linewidth=0.8)
+        bottom.set_ylabel("ratio")
+        bottom.set_xlabel("M x N x K")
+        bottom.set_xticks(xs)
+        bottom.set_xticklabels([r["label"] for r in rows], rotation=30, ha="right")
+        bottom.grid(True, alpha=0.3)
+        bottom.set_ylim(bottom=0)
+        bottom.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+        return fig
+    return figure
+
+
+# --- the run --------------------------------------------------------------------------------------
+
+def main(argv=None) -> int:
+    parser = common.make_parser(__doc__)
+    parser.add_argument("--shapes", type=parse_shapes, default=DEFAULT_SHAPES,
+                        help="comma-separated MxNxK, or N for N x N x N (default "
+                             f"{','.join(shape_label(s) for s in DEFAULT_SHAPES)})")
+    parser.add_argument("--configs", type=parse_configs, default=None,
+                        help="comma-separated BMxBNxBK:wW:sS for every shape (default: the "
+                             "sweep of CONFIGS for the shape's class)")
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--compile-trials", type=int, default=1,
+                        help="fresh processes timing the cold compile (0: not measured)")
+    parser.add_argument("--compile-only", action="store_true",
+                        help="only the cold compile time (needs no GPU); writes no files")
+    parser.add_argument("--no-triton", action="store_true", help="leave Triton out")
+    parser.add_argument("--child-compile", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--child-precompile", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child_compile:
+        print(MARKER + json.dumps(child_compile()), flush=True)
+        return 0
+    if args.child_precompile:
+        return child_precompile()
+    if args.compile_only:
+        summary = measure_compile(max(args.compile_trials, 1))
+        print(json.dumps(summary, indent=2, default=str))
+        print_compile(summary)
+        return 0
+
+    # The cold compile first, before this process holds GPU memory.
+    if args.dry_run:
+        compile_summary = fake_compile(args.compile_trials)
+    elif args.compile_trials > 0:
+        compile_summary = measure_compile(args.compile_trials)
+    else:
+        compile_summary = {"skipped": True}
+    if args.dry_run:
+        runners = FakeRunners(args)
+    else:
+        runners = Runners(args)
+        runners.compiled = precompile(args.shapes, args.configs)
+    rows = []
+    for shape in args.shapes:
+        configs = configs_for(shape, args.configs)
+        print(f"{shape_label(shape)} ({len(configs)} configs):")
+        row = summarise(shape, runners.measure(shape, configs))
+        rows.append(row)
+        print(f"{row['label']:>16}: " + ", ".join(
+            f"{NAMES[name]} {common.fmt(best_tflops(row, name), '.1f')}"
+            for name in ("cublas", "triton", "tilec")) + " TFLOP/s")
+    print_rows(rows)
+    target = target_summary(rows)
+    compile_target = print_compile(compile_summary) if not compile_summary.get("skipped") else None
+    for note in runners.notes:
+        print(f"note: {note}")
+    wrong = [m for row in rows for m in mismatches(row)]
+    failed = [f"{e['label']} at {row['label']}: {e['error']}" for row in rows
+              for e in row["tilec"].get("configs", []) if "error" in e]
+    if failed:
+        print(f"note: tilec failed {len(failed)} config(s); the first: {failed[0]}")
+    env = common.environment(runners.modules, gpu=None if args.dry_run else runners.gpu)
+    return common.finish(args.out, "matmul", {
+        "benchmark": "matmul", "dry_run": args.dry_run, "environment": env,
+        "config": {"kernel": f"bench/matmul_kernel.py:{KERNEL}", "dtype": "float16",
+                   "accumulator": "float32", "layout": "row-major A, B, C",
+                   "group_m": GROUP_M, "sweep": {k: [c.label for c in v]
+                                                 for k, v in CONFIGS.items()},
+                   "configs_override": [c.label for c in args.configs] if args.configs else None,
+                   "reference": "torch.matmul(a.float(), b.float()), TF32 off",
+                   "check": f"|c - ref| <= {RTOL} * (|ref| + sqrt(K))",
+                   "cublas": "torch.matmul(a, b, out=c)", "warmup": args.warmup,
+                   "repeats": args.repeats, "l2_flush_bytes": common.L2_FLUSH_BYTES,
+                   "tflops": "2 * M * N * K / median time", "timer": "CUDA events"},
+        "results": rows, "target": target,
+        "compile": {**compile_summary, "target": compile_target},
+        "notes": runners.notes, "mismatches": wrong, "tilec_failures": failed,
+    }, draw(rows), [("MISMATCH: ", "; ".join(wrong))])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+"""Kernels for the `tl.dot` tests (test_gpu_dot.py): matrix products in the shapes, dtypes,
+layouts and loop forms that the tensor-core lowering and the pipeliner must get right. Each runs
+in the interpreter too, which is the reference for the GPU.
+
+Every kernel masks every dimension, so M, N and K need not be multiples of the blocks, and K may
+be 0 (a loop of no trips: the zero accumulator is stored)."""
+import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+           stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+           BLOCK_K: tl.constexpr, PRECISION: tl.constexpr, ACC_DTYPE: tl.constexpr):
+    """C = A @ B, one BLOCK_M x BLOCK_N tile of C per program of a 2-D grid. The accumulator is
+    ACC_DTYPE (tl.dot's out_dtype) and is stored as C's element type (tl.store casts)."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=ACC_DTYPE)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - k * BLOCK_K
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=ACC_DTYPE)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@tilec.jit
+def matmul_loop_stages(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
+                       stride_bn, stride_cm, stride_cn, BLOCK_M: tl.constexpr,
+                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, STAGES: tl.constexpr):
+    """`matmul` in fp32 accumulation with the pipeline depth asked per loop:
+    `tl.range(..., num_stages=STAGES)` (it overrides the launch's num_stages)."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BLOCK_K), num_stages=STAGES):
+        k_left = K - k * BLOCK_K
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@tilec.jit
+def matmul_epilogue(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
+                    stride_bn, stride_cm, stride_cn, BLOCK_M: tl.constexpr,
+                    BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, EPILOGUE: tl.constexpr):
+    """fp16 A @ B accumulated in fp32, then an epilogue fused before the fp16 store:
+    "to_fp16" is `acc.to(tl.float16)`; "bias_relu" adds bias[N] (fp32) to every row, applies
+    relu, then converts."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - k * BLOCK_K
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    if EPILOGUE == "bias_relu":
+        bias = tl.load(bias_ptr + offs_n, mask=offs_n < N, other=0.0)
+        acc = tl.maximum(acc + bias[None, :], 0.0)
+    c = acc.to(tl.float16)
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, c, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@tilec.jit
+def batched_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_ab, stride_am, stride_ak, stride_bb,
+                   stride_bk, stride_bn, stride_cb, stride_cm, stride_cn,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """C[z] = A[z] @ B[z] (fp16 in, fp32 out) for z = program_id(2): batched through the grid."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    batch = tl.program_id(2)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = (a_ptr + batch * stride_ab + offs_m[:, None] * stride_am
+              + offs_k[None, :] * stride_ak)
+    b_ptrs = (b_ptr + batch * stride_bb + offs_k[:, None] * stride_bk
+              + offs_n[None, :] * stride_bn)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - k * BLOCK_K
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c_ptrs = (c_ptr + batch * stride_cb + offs_m[:, None] * stride_cm
+              + offs_n[None, :] * stride_cn)
+    tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@tilec.jit
+def dot_3d(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
+           K: tl.constexpr):
+    """One program, one batched tl.dot of 3-D blocks: C[B, M, N] = A[B, M, K] @ B[B, K, N],
+    all contiguous, fp16 in, fp32 out, no masks (the block is the whole array)."""
+    offs_b = tl.arange(0, B)[:, None, None]
+    offs_m = tl.arange(0, M)[None, :, None]
+    offs_n = tl.arange(0, N)[None, None, :]
+    offs_ka = tl.arange(0, K)[None, None, :]
+    offs_kb = tl.arange(0, K)[None, :, None]
+    a = tl.load(a_ptr + offs_b * (M * K) + offs_m * K + offs_ka)
+    b = tl.load(b_ptr + offs_b * (K * N) + offs_kb * N + offs_n)
+    c = tl.dot(a, b)
+    tl.store(c_ptr + offs_b * (M * N) + offs_m * N + offs_n, c)
