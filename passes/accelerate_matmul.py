@@ -31,20 +31,18 @@ from mlir import ir
 from mlir.dialects import arith
 
 from tilec.dialects import tile, tilegpu
-from tilec.dialects.tilegpu import BlockedLayout, DotOperandLayout, MmaLayout
+from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
+                                    SharedLayout)
+from tilec.layouts import layout_order
 from tilec.passbase import Option, Pass, ops_in, register
 
 MMA_INSTR = (16, 8)  # m, n of mma.sync; k = 8 * k_width
 
 
-def _type_name(t: ir.Type) -> str:
-    return str(t)
-
-
 def mma_k_width(a: ir.Type, c: ir.Type, precision: str) -> int | None:
     """Elements per 32-bit operand register of the mma.sync that computes a dot of `a`
     operands into `c` (None: no instruction does)."""
-    a_name, c_name = _type_name(a), _type_name(c)
+    a_name, c_name = str(a), str(c)
     if a_name in ("f16", "bf16") and c_name in ("f32", "f16"):
         return 2
     if a_name == "f32" and c_name == "f32" and precision == "tf32":
@@ -74,6 +72,34 @@ def fma_operand_layouts(layout: BlockedLayout, k: int) -> tuple[BlockedLayout, B
     a_spt, b_spt = spt[:-1] + [k], spt[:-2] + [k, spt[-1]]
     keep = (layout.threads_per_warp, layout.warps_per_cta, layout.order)
     return BlockedLayout(tuple(a_spt), *keep), BlockedLayout(tuple(b_spt), *keep)
+
+
+def operand_shared_layout(shape, order, element_bytes: int) -> SharedLayout:
+    """The swizzled layout staging an mma operand: 16-byte vectors along the fastest
+    dimension, XOR-swizzled so that the 8 rows one ldmatrix reads (and 8 consecutive rows
+    written) sit in different 16-byte bank groups of a 128-byte line."""
+    inner = shape[order[0]]
+    vec = max(16 // element_bytes, 1)
+    per_phase = max(1, 128 // (inner * element_bytes))
+    max_phase = max(1, min(8 // per_phase, inner // vec))
+    return SharedLayout(vec, per_phase, max_phase, tuple(order))
+
+
+def _stage(operands: list[tuple[ir.Value, DotOperandLayout]], before: ir.Operation):
+    """Each value written to a swizzled shared buffer, then each read back in its operand
+    layout (all writes first: one barrier separates them from the reads)."""
+    buffers = []
+    with ir.InsertionPoint(before), before.location:
+        for value, _ in operands:
+            source = tilegpu.tensor_layout(value.type)
+            shape = list(value.type.shape)
+            element = tile.element_type(value.type)
+            order = layout_order(source) if isinstance(source, BlockedLayout) else (1, 0)
+            shared = operand_shared_layout(shape, order, max(element.width // 8, 1))
+            desc = MemDesc(tuple(shape), str(element), shared, False)
+            buffers.append(tilegpu.local_alloc(desc, value))
+        return [tilegpu.local_load(buffer, tilegpu.with_layout(value.type, layout))
+                for buffer, (value, layout) in zip(buffers, operands)]
 
 
 def _convert(value: ir.Value, layout, before: ir.Operation) -> ir.Value:
@@ -127,8 +153,11 @@ class AccelerateMatmul(Pass):
             c_layout = old
         else:
             return  # already rewritten (or a layout this pass does not know): leave it
-        op.operands[0] = _convert(a, a_layout, op)
-        op.operands[1] = _convert(b, b_layout, op)
+        if use_mma:  # operands are staged in shared memory (where ldmatrix reads them)
+            op.operands[0], op.operands[1] = _stage([(a, a_layout), (b, b_layout)], op)
+        else:
+            op.operands[0] = _convert(a, a_layout, op)
+            op.operands[1] = _convert(b, b_layout, op)
         wide = use_mma and str(tile.element_type(c.type)) == "f16"
         acc = _convert(c, c_layout, op)
         if wide:  # products are summed in fp32

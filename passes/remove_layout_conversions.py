@@ -7,7 +7,9 @@ cannot be moved (loads, block arguments). Conversions to the same layout and con
 conversions fold. Afterwards dead ops are erased and identical side-effect-free ops merged.
 Loads and stores keep the layouts tilegpu-coalesce chose: the conversions next to them are
 pushed away from them. A reduction whose operands are conversions reduces the unconverted
-values instead (a reduction works in any layout).
+values instead (a reduction works in any layout), and a value written to shared memory is
+written unconverted. Loop-carried values take the layout their loop wants (see
+retype_loop_carried).
 
 Example:
     %x = "tile.load"(...) : ... -> tensor<1024xf32, #L4>
@@ -257,6 +259,21 @@ def _carry_in(loop: ir.Operation, i: int, layout) -> None:
         owner.operands[number] = after
 
 
+def sink_into_shared_stores(module: ir.Operation) -> bool:
+    """A value written to shared memory (`local_alloc`, `local_store`) may be in any layout:
+    one that is a conversion is written unconverted."""
+    changed = False
+    for op in ops_in(module, "tilegpu.local_alloc", "tilegpu.local_store"):
+        if not len(op.operands):
+            continue
+        owner = op.operands[0].owner
+        if isinstance(owner, (ir.Operation, ir.OpView)) and \
+                owner.name == "tilegpu.convert_layout":
+            op.operands[0] = owner.operands[0]
+            changed = True
+    return changed
+
+
 @register
 class RemoveLayoutConversions(Pass):
     name = "tilegpu-remove-layout-conversions"
@@ -267,6 +284,7 @@ class RemoveLayoutConversions(Pass):
             changed = retype_loop_carried(module)
             changed |= remove_conversions(module)
             changed |= sink_into_reductions(module)
+            changed |= sink_into_shared_stores(module)
             erase_dead_ops(module)
             cse_pure_ops(module)
             if not changed:

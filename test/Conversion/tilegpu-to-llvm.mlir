@@ -1192,3 +1192,54 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// mma operands staged in shared memory: each thread writes its 8 contiguous fp16 as one
+// 16-byte vector at the swizzled address of the first (A's 16 rows of 32 bytes: 4 per 128-byte
+// line, phase (row / 4) % 2 XORed into the 16-byte chunk index); one barrier; A comes back with
+// one ldmatrix.x4 (four 8x8 matrices, row-major: K is A's fastest dimension) and B (16 x 8,
+// N fastest) with one ldmatrix.x2.trans, feeding the mma.sync without any other shared load.
+// CHECK-LABEL: gpu.func @staged_operands
+// CHECK: [[ROW:%.*]] = arith.addi {{.*}}
+// CHECK: arith.shrui {{%.*}}, %c2_i32{{[_0-9]*}} : i32
+// CHECK: arith.xori
+// CHECK: llvm.store {{%.*}}, {{%.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
+// CHECK: llvm.store {{%.*}}, {{%.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.ldmatrix {{%.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: nvvm.ldmatrix {{%.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 2 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32)>
+// CHECK-NOT: llvm.load {{.*}} !llvm.ptr<3>
+// CHECK: nvvm.mma.sync
+#l = #tilegpu.blocked<[1, 8], [16, 2], [1, 1], [1, 0]>
+#lb = #tilegpu.blocked<[1, 8], [16, 2], [1, 1], [1, 0]>
+#mma = #tilegpu.mma<[2, 0], [1, 1], [16, 8]>
+#da = #tilegpu.dot_operand<0 : i32, #mma, 2 : i32>
+#db = #tilegpu.dot_operand<1 : i32, #mma, 2 : i32>
+#sa = #tilegpu.shared<8 : i32, 4 : i32, 2 : i32, [1, 0]>
+#sb = #tilegpu.shared<8 : i32, 8 : i32, 1 : i32, [1, 0]>
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @staged_operands(%x: f16, %out: !tile.ptr<f32, 1 : i32>) {
+    %a = "tile.splat"(%x) : (f16) -> tensor<16x16xf16, #l>
+    %b = "tile.splat"(%x) : (f16) -> tensor<16x8xf16, #lb>
+    %sa = "tilegpu.local_alloc"(%a) : (tensor<16x16xf16, #l>) -> !tilegpu.memdesc<[16, 16], f16, #sa, false>
+    %sb = "tilegpu.local_alloc"(%b) : (tensor<16x8xf16, #lb>) -> !tilegpu.memdesc<[16, 8], f16, #sb, false>
+    %ra = "tilegpu.local_load"(%sa) : (!tilegpu.memdesc<[16, 16], f16, #sa, false>) -> tensor<16x16xf16, #da>
+    %rb = "tilegpu.local_load"(%sb) : (!tilegpu.memdesc<[16, 8], f16, #sb, false>) -> tensor<16x8xf16, #db>
+    %c = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+    %d = "tile.dot"(%ra, %rb, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<16x16xf16, #da>, tensor<16x8xf16, #db>, tensor<16x8xf32, #mma>) -> tensor<16x8xf32, #mma>
+    %s = "tile.reduce"(%d) ({
+    ^bb0(%p: f32, %q: f32):
+      %t = arith.addf %p, %q : f32
+      gpu.yield %t : f32
+    }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<16x8xf32, #mma>) -> tensor<8xf32, #tilegpu.slice<0 : i32, #mma>>
+    %t = "tile.reduce"(%s) ({
+    ^bb0(%p: f32, %q: f32):
+      %u = arith.addf %p, %q : f32
+      gpu.yield %u : f32
+    }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<8xf32, #tilegpu.slice<0 : i32, #mma>>) -> f32
+    "tile.store"(%out, %t) {cache = "none", evict = "evict_normal"} : (!tile.ptr<f32, 1 : i32>, f32) -> ()
+    return
+  }
+}

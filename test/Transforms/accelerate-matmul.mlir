@@ -1,12 +1,16 @@
 // RUN: tilec-opt %s --split-input-file --tilegpu-accelerate-matmul | filecheck %s
 
 // fp16 x fp16 -> fp32, 128x128x32 on 4 warps: tensor cores. Warps split M and N 2 x 2 (8 and
-// 16 instruction tiles per dimension), A and B become dot operands of that mma layout with 2
-// fp16 per register, the accumulator is converted in and the result converted back to the
-// blocked layout its user (the store) had.
+// 16 instruction tiles per dimension). A and B are written to swizzled shared buffers (16-byte
+// vectors of 8 fp16; A's rows of 64 bytes share a 128-byte line by twos, so the swizzle phase
+// changes every 2 rows over 4 phases; B's rows of 256 bytes change phase every row over 8),
+// both writes first, then read back as dot operands of the mma layout (2 fp16 per register);
+// the accumulator is converted in and the result back to the layout its user (the store) had.
 // CHECK-LABEL: func.func @fp16
-// CHECK: [[A:%.*]] = "tilegpu.convert_layout"(%arg0) : ({{.*}}) -> tensor<128x32xf16, #tilegpu.dot_operand<0 : i32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>, 2 : i32>>
-// CHECK-NEXT: [[B:%.*]] = "tilegpu.convert_layout"(%arg1) : ({{.*}}) -> tensor<32x128xf16, #tilegpu.dot_operand<1 : i32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>, 2 : i32>>
+// CHECK: [[SA:%.*]] = "tilegpu.local_alloc"(%arg0) : ({{.*}}) -> !tilegpu.memdesc<[128, 32], f16, #tilegpu.shared<8 : i32, 2 : i32, 4 : i32, [1, 0]>, false>
+// CHECK-NEXT: [[SB:%.*]] = "tilegpu.local_alloc"(%arg1) : ({{.*}}) -> !tilegpu.memdesc<[32, 128], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, false>
+// CHECK-NEXT: [[A:%.*]] = "tilegpu.local_load"([[SA]]) : ({{.*}}) -> tensor<128x32xf16, #tilegpu.dot_operand<0 : i32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>, 2 : i32>>
+// CHECK-NEXT: [[B:%.*]] = "tilegpu.local_load"([[SB]]) : ({{.*}}) -> tensor<32x128xf16, #tilegpu.dot_operand<1 : i32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>, 2 : i32>>
 // CHECK-NEXT: [[C:%.*]] = "tilegpu.convert_layout"(%arg2) : ({{.*}}) -> tensor<128x128xf32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>>
 // CHECK-NEXT: [[D:%.*]] = "tile.dot"([[A]], [[B]], [[C]]) {{.*}} -> tensor<128x128xf32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>>
 // CHECK-NEXT: [[R:%.*]] = "tilegpu.convert_layout"([[D]]) : ({{.*}}) -> tensor<128x128xf32, #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>>

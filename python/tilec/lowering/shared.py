@@ -1,0 +1,263 @@
+"""Lowering of shared-memory buffers: `local_alloc`, `local_store`, `local_load`,
+`memdesc_subview`, `local_dealloc`.
+
+A buffer lowers to a `SharedBuffer`: the address of its first element (the offset
+tilegpu-allocate-shared-memory gave the alloc) and its memdesc. Element (s, f) of a 2-D tile
+whose fastest dimension is f (the layout's `order[0]`) lives at
+    s * F + ((f / vec) ^ ((s / per_phase) % max_phase)) * vec + f % vec
+(F the size of dimension f): vectors of `vec` elements are XOR-swizzled across a row, so the
+rows that one `ldmatrix` (or a column of threads) reads fall into different banks.
+
+Stores write each thread's registers, as vectors where they are contiguous along f. Loads into
+an mma operand of 16-bit elements use `ldmatrix` (x4: four 8x8 matrices, each lane giving one
+row's address; `.trans` when K is not the fastest dimension), which leaves each lane exactly the
+fragment `mma.sync` wants; any other load reads element by element.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, llvm
+
+from tilec.dialects.tilegpu import DotOperandLayout, MemDesc, MmaLayout, SharedLayout
+from tilec.layouts import contiguous_registers, layout_order, to_linear
+from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
+from tilec.lowering.data_movement import _DYNAMIC_INDEX, coordinate
+from tilec.shared_memory import memdesc_bytes, numel, storage_bytes
+
+_SMEM = "!llvm.ptr<3>"
+
+
+@dataclass
+class SharedBuffer:
+    base: ir.Value  # address of element 0
+    desc: MemDesc
+    element: ir.Type  # the element type as stored (i1 as i8)
+
+
+def _storage(element: ir.Type) -> ir.Type:
+    if isinstance(element, ir.IntegerType) and element.width == 1:
+        return ir.IntegerType.get_signless(8)
+    return element
+
+
+def _value(part) -> ir.Value:
+    constant, offset = part
+    return i32(constant) if offset is None else arith.addi(offset, i32(constant))
+
+
+def element_offset(desc: MemDesc, coord: list[ir.Value]) -> ir.Value:
+    """The swizzled element offset of `coord` (one i32 per dimension of the tile)."""
+    layout: SharedLayout = desc.layout
+    shape = desc.shape[-layout.rank:]
+    if layout.rank == 1:
+        return coord[0]
+    f, s = layout.order[0], layout.order[1]
+    row, col = coord[s], coord[f]
+    vec = min(layout.vec, shape[f])
+    phases = min(layout.max_phase, max(shape[f] // vec, 1))
+    chunk = arith.shrui(col, i32(vec.bit_length() - 1))
+    within = arith.andi(col, i32(vec - 1))
+    phase = arith.andi(arith.shrui(row, i32(layout.per_phase.bit_length() - 1)), i32(phases - 1))
+    swizzled = arith.xori(chunk, phase)
+    offset = arith.addi(arith.muli(row, i32(shape[f])),
+                        arith.addi(arith.muli(swizzled, i32(vec)), within))
+    if layout.rank > 2:  # outer dimensions: plain row-major over the 2-D tiles
+        stride = shape[f] * shape[s]
+        for d in reversed(layout.order[2:]):
+            offset = arith.addi(offset, arith.muli(coord[d], i32(stride)))
+            stride *= shape[d]
+    return offset
+
+
+def _address(buffer: SharedBuffer, offset: ir.Value) -> ir.Value:
+    return llvm.getelementptr(ir.Type.parse(_SMEM), buffer.base, [offset], [_DYNAMIC_INDEX],
+                              buffer.element, 0)
+
+
+def store(ctx: Lowering, buffer: SharedBuffer, value: Distributed) -> None:
+    """Each thread writes its registers: runs contiguous along the buffer's fastest dimension
+    as one vector (at most `vec` elements, which the swizzle keeps together)."""
+    layout: SharedLayout = buffer.desc.layout
+    linear = to_linear(value.layout, tuple(value.shape))
+    run = 1
+    if layout_order(value.layout)[0] == layout.order[0]:
+        run = min(contiguous_registers(value.layout, tuple(value.shape)), layout.vec)
+    for reg in range(0, linear.num_registers, run):
+        coord = [_value(p) for p in coordinate(ctx, value.layout, value.shape, reg)]
+        pointer = _address(buffer, element_offset(buffer.desc, coord))
+        items = [_to_storage(v, buffer.element) for v in value.values[reg:reg + run]]
+        if run == 1:
+            llvm.store(items[0], pointer)
+            continue
+        vector_type = ir.VectorType.get([run], buffer.element)
+        vector = llvm.mlir_undef(vector_type)
+        for i, item in enumerate(items):
+            vector = llvm.insertelement(vector, item, i32(i))
+        llvm.store(vector, pointer, alignment=run * storage_bytes(buffer.element))
+
+
+def _to_storage(value: ir.Value, stored: ir.Type) -> ir.Value:
+    return arith.extui(stored, value) if value.type != stored else value
+
+
+def _from_storage(value: ir.Value, element: ir.Type) -> ir.Value:
+    return arith.trunci(element, value) if value.type != element else value
+
+
+@rule("tilegpu.local_alloc")
+def lower_local_alloc(ctx: Lowering, op: ir.Operation):
+    result = op.results[0]
+    desc = MemDesc.from_type(result.type)
+    element = _storage(ir.Type.parse(desc.element_type))
+    base = ctx.scratch(memdesc_bytes(result.type))
+    buffer = SharedBuffer(base, desc, element)
+    if len(op.operands):
+        store(ctx, buffer, ctx.get(op.operands[0]))
+    return [buffer]
+
+
+@rule("tilegpu.local_store")
+def lower_local_store(ctx: Lowering, op: ir.Operation):
+    store(ctx, ctx.get(op.operands[1]), ctx.get(op.operands[0]))
+    return []
+
+
+@rule("tilegpu.local_dealloc")
+def lower_local_dealloc(ctx: Lowering, op: ir.Operation):
+    return []
+
+
+@rule("tilegpu.memdesc_subview")
+def lower_memdesc_subview(ctx: Lowering, op: ir.Operation):
+    """A slice of the leading dimensions (a stage of a multi-buffered allocation): the base
+    moves by whole tiles, so the swizzle of each tile is unchanged."""
+    src: SharedBuffer = ctx.get(op.operands[0])
+    offsets = list(op.operands[1:])
+    shape = src.desc.shape
+    desc = MemDesc.from_type(op.results[0].type)
+    lead = len(shape) - len(desc.shape)
+    total = None
+    for d, value in enumerate(offsets[:lead]):
+        term = arith.muli(ctx.get(value), i32(numel(shape[d + 1:])))
+        total = term if total is None else arith.addi(total, term)
+    base = src.base if total is None else _address(src, total)
+    return [SharedBuffer(base, desc, src.element)]
+
+
+@rule("tilegpu.local_load")
+def lower_local_load(ctx: Lowering, op: ir.Operation):
+    buffer: SharedBuffer = ctx.get(op.operands[0])
+    layout, shape = ctx.layout_of(op.results[0])
+    element = scalar_type(op.results[0].type)
+    if _uses_ldmatrix(layout, buffer):
+        return [_ldmatrix(ctx, buffer, layout, shape)]
+    linear = to_linear(layout, shape)
+    values = []
+    for reg in range(linear.num_registers):
+        coord = [_value(p) for p in coordinate(ctx, layout, shape, reg)]
+        loaded = llvm.load(buffer.element, _address(buffer, element_offset(buffer.desc, coord)))
+        values.append(_from_storage(loaded, element))
+    return [Distributed(layout, shape, values)]
+
+
+# --- ldmatrix ---------------------------------------------------------------------------------
+
+def _uses_ldmatrix(layout, buffer: SharedBuffer) -> bool:
+    return (isinstance(layout, DotOperandLayout) and isinstance(layout.parent, MmaLayout) and
+            layout.k_width == 2 and str(buffer.element) in ("f16", "bf16") and
+            buffer.desc.layout.rank == 2 and buffer.desc.layout.vec >= 8)
+
+
+def _warp_offsets(ctx: Lowering, linear) -> list[ir.Value]:
+    """Per dimension, the part of this thread's coordinate that comes from its warp id."""
+    out = []
+    for d in range(len(linear.shape)):
+        total = i32(0)
+        for bit, basis in enumerate(linear.warp):
+            if basis[d]:
+                picked = arith.andi(arith.shrui(ctx.warp, i32(bit)), i32(1))
+                total = arith.addi(total, arith.muli(picked, i32(basis[d])))
+        out.append(total)
+    return out
+
+
+def _ldmatrix(ctx: Lowering, buffer: SharedBuffer, layout: DotOperandLayout, shape) -> Distributed:
+    """Fragments of A (op 0, [M, K]) or B (op 1, [K, N]) for mma.sync m16n8k16. Each x4 loads
+    four 8x8 matrices; lanes 8j..8j+7 give the rows of matrix j. For A the matrices are
+    (m, k) + (0, 0), (8, 0), (0, 8), (8, 8): registers a0a1, a2a3, a4a5, a6a7. For B they are
+    (k, n) + (0, n_a), (8, n_a), (0, n_b), (8, n_b) for two N tiles of this thread."""
+    linear = to_linear(layout, tuple(shape))
+    where = {linear.register_coords(r): r for r in range(linear.num_registers)}
+    values: list[ir.Value | None] = [None] * linear.num_registers
+    k_dim = 1 if layout.op_idx == 0 else 0
+    other = 1 - k_dim
+    trans = buffer.desc.layout.order[0] != k_dim
+    with ctx.prologue:
+        warp = _warp_offsets(ctx, linear)
+        group = arith.shrui(ctx.lane, i32(3))  # which matrix this lane addresses
+        row = arith.andi(ctx.lane, i32(7))  # which of its rows
+        low = arith.andi(group, i32(1))
+        high = arith.shrui(group, i32(1))
+    k_origins = sorted({c[k_dim] for c in where if c[k_dim] % 16 == 0})
+    if layout.op_idx == 0:  # 16-row fragments (rows +8 are inside them)
+        o_origins = sorted({c[other] for c in where if c[other] % 16 == 0})
+    else:  # every N tile of 8 columns this thread holds
+        o_origins = sorted({c[other] for c in where})
+    if layout.op_idx == 0:
+        tiles = [[(m0, None)] for m0 in o_origins]  # one x4 per 16x16 A fragment
+    else:
+        tiles = [o_origins[i:i + 2] for i in range(0, len(o_origins), 2)]  # N tiles in pairs
+    half = ir.VectorType.get([2], buffer.element)
+    for k0 in k_origins:
+        for tile in tiles:
+            if layout.op_idx == 0:
+                m0 = tile[0][0]
+                # matrix j: rows m0 + 8 (j & 1), columns k0 + 8 (j >> 1)
+                o_start = arith.addi(warp[other], arith.addi(arith.muli(low, i32(8)), i32(m0)))
+                k_start = arith.addi(arith.muli(high, i32(8)), i32(k0))
+                count = 4
+            else:
+                n_a = tile[0]
+                n_b = tile[1] if len(tile) > 1 else n_a
+                # matrix j: rows k0 + 8 (j & 1), columns n_a or n_b (j >> 1)
+                k_start = arith.addi(arith.muli(low, i32(8)), i32(k0))
+                o_start = arith.addi(warp[other], arith.addi(arith.muli(high, i32(n_b - n_a)),
+                                                              i32(n_a)))
+                count = 4 if len(tile) > 1 else 2
+            coord = [None, None]
+            if trans:  # rows run along K: this lane's row is k_start + row
+                coord[k_dim], coord[other] = arith.addi(k_start, row), o_start
+            else:  # rows run along M (A) or N (B)
+                coord[k_dim], coord[other] = k_start, arith.addi(o_start, row)
+            pointer = _address(buffer, element_offset(buffer.desc, coord))
+            words = _ldmatrix_op(pointer, count, trans)
+            for j, word in enumerate(words):
+                pair = llvm.bitcast(half, word)
+                if layout.op_idx == 0:
+                    dm, dk = 8 * (j & 1), 8 * (j >> 1)
+                    targets = [(m0 + dm, k0 + dk), (m0 + dm, k0 + dk + 1)]
+                else:
+                    n = tile[j >> 1]
+                    dk = 8 * (j & 1)
+                    targets = [(k0 + dk, n), (k0 + dk + 1, n)]
+                for i, target in enumerate(targets):
+                    values[where[target]] = llvm.extractelement(pair, i32(i))
+    if any(v is None for v in values):
+        raise NotImplementedError(f"ldmatrix does not cover {layout.text()} over {list(shape)}")
+    return Distributed(layout, tuple(shape), values)
+
+
+def _ldmatrix_op(pointer: ir.Value, count: int, trans: bool) -> list[ir.Value]:
+    word = ir.IntegerType.get_signless(32)
+    struct = ir.Type.parse(f"!llvm.struct<({', '.join(['i32'] * count)})>")
+    attributes = {
+        "num": ir.IntegerAttr.get(word, count),
+        "layout": ir.Attribute.parse(f"#nvvm.mma_layout<{'col' if trans else 'row'}>"),
+        "shape": ir.Attribute.parse("#nvvm.ld_st_matrix_shape<m = 8, n = 8>"),
+        "eltType": ir.Attribute.parse("#nvvm.ld_st_matrix_elt_type<b16>"),
+    }
+    result = ir.Operation.create("nvvm.ldmatrix", results=[struct], operands=[pointer],
+                                 attributes=attributes).result
+    return [llvm.extractvalue(word, result, ir.DenseI64ArrayAttr.get([i])) for i in range(count)]
