@@ -11,3 +11,4 @@ from tilec.passes import coalesce  # noqa: F401
 from tilec.passes import allocate_shared_memory  # noqa: F401
 from tilec.passes import membar  # noqa: F401
 from tilec.passes import accelerate_matmul  # noqa: F401
+from tilec.passes import pipeline  # noqa: F401

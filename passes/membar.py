@@ -11,7 +11,10 @@ after reads, and accesses to disjoint bytes, need none. Runs after
   pending;
 - `local_alloc` with a value and `local_store` write their buffer, `local_load` reads it, an
   async copy writes it (a memdesc reached through a block argument may be any buffer);
-- an existing `tilegpu.barrier` or `gpu.barrier` completes everything pending.
+- an asynchronous copy (`async_copy_global_to_local`) must not overwrite bytes others still
+  read, but its own writes only count from the next `async_wait` on (the pipeliner reads a
+  stage only after waiting for it): a barrier after that wait orders them before readers;
+- an existing `tilegpu.barrier` or `gpu.barrier` completes everything pending but copies.
 
 Example (two reductions across warps, both at offset 0):
     %s = "tile.reduce"(%x) ... {tilegpu.offset = 0 : i32, tilegpu.bytes = 16 : i32}
@@ -38,12 +41,18 @@ _LOOPS = ("scf.for", "scf.while")
 
 @dataclass(frozen=True)
 class Pending:
-    """Shared-memory accesses made since the last barrier."""
+    """Shared-memory accesses made since the last barrier; `copies` are asynchronous copies
+    not yet waited for (their writes land at the next `async_wait`)."""
     reads: frozenset = field(default_factory=frozenset)
     writes: frozenset = field(default_factory=frozenset)
+    copies: frozenset = field(default_factory=frozenset)
 
     def union(self, other: "Pending") -> "Pending":
-        return Pending(self.reads | other.reads, self.writes | other.writes)
+        return Pending(self.reads | other.reads, self.writes | other.writes,
+                       self.copies | other.copies)
+
+    def landed(self) -> "Pending":
+        return Pending(self.reads, self.writes | self.copies)
 
     def conflicts(self, reads: list[Interval], writes: list[Interval]) -> bool:
         return any(_overlap(w, p) for w in writes for p in self.reads | self.writes) or \
@@ -82,9 +91,12 @@ def accesses(op: ir.Operation) -> tuple[list[Interval], list[Interval], Pending]
             return [], [], Pending()
         rng = _own_range(op)
         return [], [rng], Pending(writes=frozenset([rng]))
-    if name in ("tilegpu.local_store", "tilegpu.async_copy_global_to_local"):
+    if name == "tilegpu.local_store":
         rng = _buffer_range(op.operands[1])
         return [], [rng], Pending(writes=frozenset([rng]))
+    if name == "tilegpu.async_copy_global_to_local":  # must not overtake earlier readers
+        rng = _buffer_range(op.operands[1])
+        return [], [rng], Pending(copies=frozenset([rng]))
     if name == "tilegpu.local_load":
         rng = _buffer_range(op.operands[0])
         return [rng], [], Pending(reads=frozenset([rng]))
@@ -108,7 +120,9 @@ class _Barriers:
 
     def op(self, op: ir.Operation, state: Pending, insert: bool) -> Pending:
         if op.name in _BARRIERS:
-            return Pending()
+            return Pending(copies=state.copies)  # a barrier does not wait for copies
+        if op.name == "tilegpu.async_wait":
+            return state.landed()
         if op.name == "scf.if":
             branches = [self.block(region.blocks[0], state, insert)
                         for region in op.regions if len(region.blocks)]
@@ -122,7 +136,7 @@ class _Barriers:
             if insert:
                 _barrier_before(op)
             self.count += 1
-            state = Pending()
+            state = Pending(copies=state.copies)
         return state.union(after)
 
     def loop(self, op: ir.Operation, entry: Pending, insert: bool) -> Pending:
@@ -151,8 +165,8 @@ class _Barriers:
                 head = grown
 
         head, inside = fixed_point(entry)
-        if entry != Pending():
-            cleared, inside_cleared = fixed_point(Pending())
+        if entry.reads or entry.writes:
+            cleared, inside_cleared = fixed_point(Pending(copies=entry.copies))
             if inside_cleared < inside:
                 if insert:
                     _barrier_before(op)

@@ -153,6 +153,7 @@ def tilegpu_pipeline(options: CompileOptions) -> str:
     return (f"builtin.module(convert-tile-to-tilegpu{{num-warps={options.num_warps} "
             f"target={options.target}}},{coalesce}tilegpu-accelerate-matmul,"
             "tilegpu-remove-layout-conversions,"
+            f"tilegpu-pipeline{{num-stages={options.num_stages}}},"
             "canonicalize,cse,tilegpu-allocate-shared-memory,tilegpu-membar)")
 
 

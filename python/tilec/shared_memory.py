@@ -17,8 +17,8 @@ from __future__ import annotations
 from mlir import ir
 
 from tilec.dialects import tile, tilegpu
-from tilec.dialects.tilegpu import MemDesc
-from tilec.layouts import to_linear
+from tilec.dialects.tilegpu import MemDesc, SharedLayout
+from tilec.layouts import contiguous_registers, layout_order, to_linear
 
 ALIGNMENT = 16  # every buffer starts on a 16-byte boundary (the widest shared access)
 SLOT_BYTES = 8  # a scan's or sort's slot: enough for any element type
@@ -158,3 +158,14 @@ def memdesc_bytes(t: ir.Type) -> int:
 
 def aligned(nbytes: int) -> int:
     return (nbytes + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+
+
+def copy_width(layout, shape, element: ir.Type, shared: SharedLayout) -> int:
+    """Elements one cp.async moves per thread: the registers contiguous along the shared
+    buffer's fastest dimension, at most 16 bytes and `vec`; 0 when that is under 4 bytes
+    (cp.async copies 4, 8 or 16)."""
+    if layout_order(layout)[0] != shared.order[0]:
+        return 0
+    size = storage_bytes(element)
+    run = min(contiguous_registers(layout, tuple(shape)), shared.vec, 16 // size)
+    return run if run * size >= 4 else 0

@@ -24,7 +24,7 @@ from tilec.dialects.tilegpu import DotOperandLayout, MemDesc, MmaLayout, SharedL
 from tilec.layouts import contiguous_registers, layout_order, to_linear
 from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
 from tilec.lowering.data_movement import _DYNAMIC_INDEX, coordinate
-from tilec.shared_memory import memdesc_bytes, numel, storage_bytes
+from tilec.shared_memory import copy_width, memdesc_bytes, numel, storage_bytes
 
 _SMEM = "!llvm.ptr<3>"
 
@@ -261,3 +261,48 @@ def _ldmatrix_op(pointer: ir.Value, count: int, trans: bool) -> list[ir.Value]:
     result = ir.Operation.create("nvvm.ldmatrix", results=[struct], operands=[pointer],
                                  attributes=attributes).result
     return [llvm.extractvalue(word, result, ir.DenseI64ArrayAttr.get([i])) for i in range(count)]
+
+
+# --- asynchronous copies ----------------------------------------------------------------------
+
+@rule("tilegpu.async_copy_global_to_local")
+def lower_async_copy(ctx: Lowering, op: ir.Operation):
+    """Each thread copies its elements, `copy_width` at a time, global to shared without
+    passing through registers; a masked-off vector copies 0 bytes and zero-fills."""
+    src = ctx.get(op.operands[0])
+    buffer: SharedBuffer = ctx.get(op.operands[1])
+    segments = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+    mask = ctx.get(op.operands[2]) if segments[2] else None
+    run = copy_width(src.layout, src.shape, buffer.element, buffer.desc.layout)
+    if not run:
+        raise NotImplementedError(f"cp.async of {src.layout.text()} into "
+                                  f"{buffer.desc.layout.text()} (under 4 contiguous bytes)")
+    nbytes = run * storage_bytes(buffer.element)
+    modifier = ir.Attribute.parse(f"#nvvm<load_cache_modifier {'cg' if nbytes == 16 else 'ca'}>")
+    linear = to_linear(src.layout, tuple(src.shape))
+    for reg in range(0, linear.num_registers, run):
+        coord = [_value(p) for p in coordinate(ctx, src.layout, src.shape, reg)]
+        dst = _address(buffer, element_offset(buffer.desc, coord))
+        size = None
+        if mask is not None:
+            size = arith.select(mask.values[reg], i32(nbytes), i32(0))
+        ir.Operation.create("nvvm.cp.async.shared.global",
+                            operands=[dst, src.values[reg]] + ([size] if size is not None else []),
+                            attributes={"size": ir.IntegerAttr.get(ir.IntegerType.get_signless(32),
+                                                                   nbytes),
+                                        "modifier": modifier})
+    return [i32(0)]  # the token orders nothing once lowered
+
+
+@rule("tilegpu.async_commit_group")
+def lower_async_commit_group(ctx: Lowering, op: ir.Operation):
+    ir.Operation.create("nvvm.cp.async.commit.group")
+    return [i32(0)]
+
+
+@rule("tilegpu.async_wait")
+def lower_async_wait(ctx: Lowering, op: ir.Operation):
+    num = ir.IntegerAttr(op.attributes["num"]).value
+    ir.Operation.create("nvvm.cp.async.wait.group",
+                        attributes={"n": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), num)})
+    return [i32(0)]
