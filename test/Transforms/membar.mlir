@@ -207,3 +207,49 @@ func.func @loop_reads_only(%x: tensor<64x32xf16, #b>, %n: index) {
   }
   return
 }
+
+// -----
+
+#b = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 2 : i32, 4 : i32, [1, 0]>
+!all = !tilegpu.memdesc<[3, 64, 32], f16, #shared, true>
+!one = !tilegpu.memdesc<[64, 32], f16, #shared, true>
+
+// A pipelined loop: asynchronous copies' writes count from the async_wait on, so one barrier
+// per trip, after the wait, orders this trip's landed tiles before their reads and last trip's
+// reads before this trip's copy; the copy issued after that barrier does not make the read of
+// another slot wait. After the loop, the final wait's writes make the next scratch user wait.
+// CHECK-LABEL: func.func @async_copies
+// CHECK: "tilegpu.async_copy_global_to_local"
+// CHECK-NEXT: "tilegpu.async_commit_group"
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: "tilegpu.async_wait"() {num = 1 : i32}
+// CHECK-NEXT: "tilegpu.memdesc_subview"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.async_copy_global_to_local"
+// CHECK-NEXT: "tilegpu.async_commit_group"
+// CHECK-NEXT: "tilegpu.memdesc_subview"
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: }
+// CHECK-NEXT: "tilegpu.async_wait"() {num = 0 : i32}
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.convert_layout"
+func.func @async_copies(%p: tensor<64x32x!tile.ptr<f16, 1 : i32>, #b>, %n: i32, %s: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %all = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 12288 : i32} : () -> !all
+  %v0 = "tilegpu.memdesc_subview"(%all, %c0, %c0, %c0) : (!all, i32, i32, i32) -> !one
+  %t0 = "tilegpu.async_copy_global_to_local"(%p, %v0) {cache = "none", evict = "evict_normal", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<64x32x!tile.ptr<f16, 1 : i32>, #b>, !one) -> !tilegpu.async_token
+  %g0 = "tilegpu.async_commit_group"() : () -> !tilegpu.async_token
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %w = "tilegpu.async_wait"() {num = 1 : i32} : () -> !tilegpu.async_token
+    %vw = "tilegpu.memdesc_subview"(%all, %s, %c0, %c0) : (!all, i32, i32, i32) -> !one
+    %t = "tilegpu.async_copy_global_to_local"(%p, %vw) {cache = "none", evict = "evict_normal", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<64x32x!tile.ptr<f16, 1 : i32>, #b>, !one) -> !tilegpu.async_token
+    %g = "tilegpu.async_commit_group"() : () -> !tilegpu.async_token
+    %vr = "tilegpu.memdesc_subview"(%all, %i, %c0, %c0) : (!all, i32, i32, i32) -> !one
+    %x = "tilegpu.local_load"(%vr) : (!one) -> tensor<64x32xf16, #b>
+  }
+  %w0 = "tilegpu.async_wait"() {num = 0 : i32} : () -> !tilegpu.async_token
+  %y = "tilegpu.convert_layout"(%p) {tilegpu.offset = 0 : i32, tilegpu.bytes = 4096 : i32} : (tensor<64x32x!tile.ptr<f16, 1 : i32>, #b>) -> tensor<64x32x!tile.ptr<f16, 1 : i32>, #tilegpu.blocked<[8, 1], [4, 8], [1, 4], [0, 1]>>
+  return
+}

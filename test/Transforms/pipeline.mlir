@@ -1,0 +1,108 @@
+// RUN: tilec-opt %s --split-input-file --tilegpu-pipeline=num-stages=2 | filecheck %s --check-prefixes=CHECK,S2
+// RUN: tilec-opt %s --split-input-file --tilegpu-pipeline=num-stages=3 | filecheck %s --check-prefixes=CHECK,S3
+// RUN: tilec-opt %s --split-input-file --tilegpu-pipeline=num-stages=4 | filecheck %s --check-prefixes=CHECK,S4
+// RUN: tilec-opt %s --split-input-file --tilegpu-pipeline=num-stages=1 | filecheck %s --check-prefix=S1
+
+// A loop loading a 64x32 fp16 tile per trip (masked by K - i) into shared memory. With S stages:
+// one [S, 64, 32] buffer; a prologue copying trips 0 .. S-2 into slots 0 .. S-2, each masked
+// by `trip < n` as well and committed as one group; in the loop, wait for all but S-2 groups,
+// copy trip i + S - 1 (mask recomputed for it) into the write slot, read the read slot; the
+// loop carries the pointers S-1 trips ahead and both slots, which advance modulo S; after the
+// loop, wait for every copy before the buffer is released. One stage means no pipelining.
+// S1-LABEL: func.func @stream
+// S1-NOT: async
+// S1: "tile.load"
+// S1: "tilegpu.local_alloc"(%{{.*}})
+// CHECK-LABEL: func.func @stream
+// S2: [[BUF:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[2, 64, 32], f16, #tilegpu.shared<8 : i32, 2 : i32, 4 : i32, [1, 0]>, true>
+// S3: [[BUF:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 64, 32], f16, #tilegpu.shared<8 : i32, 2 : i32, 4 : i32, [1, 0]>, true>
+// S4: [[BUF:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[4, 64, 32], f16, #tilegpu.shared<8 : i32, 2 : i32, 4 : i32, [1, 0]>, true>
+// CHECK-NEXT: [[OK0:%.*]] = arith.cmpi slt, %c0_i32, %arg1 : i32
+// CHECK: [[M0:%.*]] = arith.cmpi slt, {{%.*}}, {{%.*}} : tensor<64x32xi32
+// CHECK-NEXT: [[V0:%.*]] = "tile.splat"([[OK0]])
+// CHECK-NEXT: [[MASK0:%.*]] = arith.andi [[M0]], [[V0]]
+// CHECK: [[SLOT0:%.*]] = "tilegpu.memdesc_subview"([[BUF]], %c0_i32{{[_0-9]*}},
+// CHECK-NEXT: "tilegpu.async_copy_global_to_local"(%arg0, [[SLOT0]], [[MASK0]])
+// CHECK-NEXT: "tilegpu.async_commit_group"()
+// CHECK-NEXT: [[P1:%.*]] = "tile.addptr"(%arg0,
+// S2-NOT: async_copy
+// S3: "tilegpu.async_copy_global_to_local"([[P1]],
+// S3-NEXT: "tilegpu.async_commit_group"()
+// S3-NOT: async_copy
+// S4: "tilegpu.async_copy_global_to_local"([[P1]],
+// S4: "tilegpu.async_copy_global_to_local"(
+// S4-NOT: async_copy
+// CHECK: scf.for [[I:%.*]] = {{.*}} iter_args({{.*}}, [[AHEAD:%[^ ]*]] = {{%.*}}, [[READ:%[^ ]*]] = %c0_i32{{[_0-9]*}}, [[WRITE:%[^ ]*]] = %c{{[0-9]}}_i32{{[_0-9]*}})
+// S2-NEXT: "tilegpu.async_wait"() {num = 0 : i32}
+// S3-NEXT: "tilegpu.async_wait"() {num = 1 : i32}
+// S4-NEXT: "tilegpu.async_wait"() {num = 2 : i32}
+// CHECK-NEXT: [[TRIP:%.*]] = arith.addi [[I]], {{%.*}} : i32
+// CHECK-NEXT: [[OK:%.*]] = arith.cmpi slt, [[TRIP]], %arg1 : i32
+// CHECK-NEXT: [[LIM:%.*]] = arith.subi %arg2, [[TRIP]] : i32
+// CHECK: [[W:%.*]] = "tilegpu.memdesc_subview"([[BUF]], [[WRITE]],
+// CHECK-NEXT: "tilegpu.async_copy_global_to_local"([[AHEAD]], [[W]],
+// CHECK-NEXT: "tilegpu.async_commit_group"()
+// CHECK: [[R:%.*]] = "tilegpu.memdesc_subview"([[BUF]], [[READ]],
+// CHECK-NEXT: "tilegpu.local_load"([[R]])
+// CHECK-NOT: "tile.load"
+// CHECK: "tile.addptr"([[AHEAD]],
+// S2: arith.remui {{%.*}}, %c2_i32
+// S3: arith.remui {{%.*}}, %c3_i32
+// S4: arith.remui {{%.*}}, %c4_i32
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: "tilegpu.async_wait"() {num = 0 : i32}
+// CHECK-NEXT: "tilegpu.local_dealloc"([[BUF]])
+#l = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#s = #tilegpu.shared<8 : i32, 2 : i32, 4 : i32, [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @stream(%p0: tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>, %n: i32, %k: i32) -> tensor<64x32xf16, #l> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x32xf16, #l>
+    %inc = arith.constant dense<32> : tensor<64x32xi32, #l>
+    %cols = "tile.make_range"() {end = 32 : i32, start = 0 : i32} : () -> tensor<32xi32, #tilegpu.slice<0 : i32, #l>>
+    %cols2 = "tile.expand_dims"(%cols) {axis = 0 : i32} : (tensor<32xi32, #tilegpu.slice<0 : i32, #l>>) -> tensor<1x32xi32, #l>
+    %colsb = "tile.broadcast"(%cols2) : (tensor<1x32xi32, #l>) -> tensor<64x32xi32, #l>
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %p = %p0) -> (tensor<64x32xf16, #l>, tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>) : i32 {
+      %lim = arith.subi %k, %i : i32
+      %lims = "tile.splat"(%lim) : (i32) -> tensor<64x32xi32, #l>
+      %m = arith.cmpi slt, %colsb, %lims : tensor<64x32xi32, #l>
+      %x = "tile.load"(%p, %m, %zero) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>, tensor<64x32xi1, #l>, tensor<64x32xf16, #l>) -> tensor<64x32xf16, #l>
+      %buf = "tilegpu.local_alloc"(%x) : (tensor<64x32xf16, #l>) -> !tilegpu.memdesc<[64, 32], f16, #s, false>
+      %y = "tilegpu.local_load"(%buf) : (!tilegpu.memdesc<[64, 32], f16, #s, false>) -> tensor<64x32xf16, #l>
+      %a = arith.addf %acc, %y : tensor<64x32xf16, #l>
+      %q = "tile.addptr"(%p, %inc) : (tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>, tensor<64x32xi32, #l>) -> tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>
+      scf.yield %a, %q : tensor<64x32xf16, #l>, tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>
+    }
+    return %r#0 : tensor<64x32xf16, #l>
+  }
+}
+
+// -----
+
+// Not pipelined: a load whose masked elements must read 1.0 (cp.async fills zeros), and a
+// loop whose tl.range asked for one stage (`tile.num_stages` overrides the option).
+// CHECK-LABEL: func.func @not_pipelined
+// CHECK-NOT: async_copy
+// CHECK: return
+#l = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#s = #tilegpu.shared<8 : i32, 2 : i32, 4 : i32, [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @not_pipelined(%p: tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>, %m: tensor<64x32xi1, #l>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %one = arith.constant dense<1.0> : tensor<64x32xf16, #l>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %x = "tile.load"(%p, %m, %one) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>, tensor<64x32xi1, #l>, tensor<64x32xf16, #l>) -> tensor<64x32xf16, #l>
+      %buf = "tilegpu.local_alloc"(%x) : (tensor<64x32xf16, #l>) -> !tilegpu.memdesc<[64, 32], f16, #s, false>
+      %y = "tilegpu.local_load"(%buf) : (!tilegpu.memdesc<[64, 32], f16, #s, false>) -> tensor<64x32xf16, #l>
+    }
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %x = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>) -> tensor<64x32xf16, #l>
+      %buf = "tilegpu.local_alloc"(%x) : (tensor<64x32xf16, #l>) -> !tilegpu.memdesc<[64, 32], f16, #s, false>
+      %y = "tilegpu.local_load"(%buf) : (!tilegpu.memdesc<[64, 32], f16, #s, false>) -> tensor<64x32xf16, #l>
+    } {tile.num_stages = 1 : i32}
+    return
+  }
+}
