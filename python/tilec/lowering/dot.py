@@ -178,16 +178,17 @@ def _mma(ctx: Lowering, op: ir.Operation, a: Distributed, b: Distributed,
     if isinstance(accumulator, ir.IntegerType):
         attributes["intOverflowBehavior"] = ir.Attribute.parse("#nvvm.mma_int_overflow<wrapped>")
     struct = ir.Type.parse(f"!llvm.struct<({', '.join([str(accumulator)] * 4)})>")
-    for m0 in range(0, max(m_size // m_step, 1) * m_step, m_step):
-        for n0 in range(0, max(n_size // n_step, 1) * n_step, n_step):
+    tiles = [(m0, n0) for m0 in range(0, max(m_size // m_step, 1) * m_step, m_step)
+             for n0 in range(0, max(n_size // n_step, 1) * n_step, n_step)]
+    # K outermost: consecutive instructions update different accumulators, so none waits
+    # for the one before it.
+    for k0 in range(0, k_size, k_step):
+        for m0, n0 in tiles:
             slots = [where[(m0 + dm, n0 + dn)] for dm, dn in ((0, 0), (0, 1), (8, 0), (8, 1))]
-            for k0 in range(0, k_size, k_step):
-                result = ir.Operation.create(
-                    "nvvm.mma.sync", results=[struct],
-                    operands=a_fragment(m0, k0) + b_fragment(k0, n0) +
-                    [values[s] for s in slots],
-                    attributes=attributes).result
-                for i, s in enumerate(slots):
-                    values[s] = llvm.extractvalue(accumulator, result,
-                                                  ir.DenseI64ArrayAttr.get([i]))
+            result = ir.Operation.create(
+                "nvvm.mma.sync", results=[struct],
+                operands=a_fragment(m0, k0) + b_fragment(k0, n0) + [values[s] for s in slots],
+                attributes=attributes).result
+            for i, s in enumerate(slots):
+                values[s] = llvm.extractvalue(accumulator, result, ir.DenseI64ArrayAttr.get([i]))
     return Distributed(c.layout, tuple(c.shape), values)
