@@ -19,6 +19,7 @@ from mlir.dialects import arith, llvm, math
 from tilec.dialects.tilegpu import DotOperandLayout, MmaLayout
 from tilec.layouts import to_linear
 from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
+from tilec.lowering.shared import Fragments
 
 _FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 
@@ -108,6 +109,14 @@ def _fma(op: ir.Operation, a: Distributed, b: Distributed, c: Distributed,
 
 # --- mma.sync ---------------------------------------------------------------------------------
 
+class _Lookup:
+    def __init__(self, registers: dict):
+        self.registers = registers
+
+    def register(self, coord) -> ir.Value:
+        return self.registers[coord]
+
+
 _PTX_TYPE = {"f16": "f16", "bf16": "bf16", "f32": "tf32", "i8": "s8"}
 
 
@@ -134,14 +143,16 @@ def _mma(ctx: Lowering, op: ir.Operation, a: Distributed, b: Distributed,
     m_step, n_step, k_step = 16 * wm, 8 * wn, 8 * kw
     element = scalar_type(op.operands[0].type)
     accumulator = scalar_type(op.results[0].type)
-    a_regs, b_regs = _registers(a), _registers(b)
     c_linear = to_linear(c.layout, tuple(c.shape))
     where = {c_linear.register_coords(r): r for r in range(c_linear.num_registers)}
     values = list(c.values)
     rounded: dict = {}
+    # Fragments still in shared memory are loaded as the instructions reach them.
+    a_regs = a if isinstance(a, Fragments) else _Lookup(_registers(a))
+    b_regs = b if isinstance(b, Fragments) else _Lookup(_registers(b))
 
     def operand(regs, coord):
-        value = regs[coord]
+        value = regs.register(coord)
         if str(element) != "f32":
             return value
         if value not in rounded:

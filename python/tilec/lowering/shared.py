@@ -152,7 +152,7 @@ def lower_local_load(ctx: Lowering, op: ir.Operation):
     layout, shape = ctx.layout_of(op.results[0])
     element = scalar_type(op.results[0].type)
     if _uses_ldmatrix(layout, buffer):
-        return [_ldmatrix(ctx, buffer, layout, shape)]
+        return [Fragments(ctx, buffer, layout, shape)]
     linear = to_linear(layout, shape)
     values = []
     for reg in range(linear.num_registers):
@@ -183,70 +183,91 @@ def _warp_offsets(ctx: Lowering, linear) -> list[ir.Value]:
     return out
 
 
-def _ldmatrix(ctx: Lowering, buffer: SharedBuffer, layout: DotOperandLayout, shape) -> Distributed:
-    """Fragments of A (op 0, [M, K]) or B (op 1, [K, N]) for mma.sync m16n8k16. Each x4 loads
-    four 8x8 matrices; lanes 8j..8j+7 give the rows of matrix j. For A the matrices are
-    (m, k) + (0, 0), (8, 0), (0, 8), (8, 8): registers a0a1, a2a3, a4a5, a6a7. For B they are
-    (k, n) + (0, n_a), (8, n_a), (0, n_b), (8, n_b) for two N tiles of this thread."""
-    linear = to_linear(layout, tuple(shape))
-    where = {linear.register_coords(r): r for r in range(linear.num_registers)}
-    values: list[ir.Value | None] = [None] * linear.num_registers
-    k_dim = 1 if layout.op_idx == 0 else 0
-    other = 1 - k_dim
-    trans = buffer.desc.layout.order[0] != k_dim
-    with ctx.prologue:
-        warp = _warp_offsets(ctx, linear)
-        group = arith.shrui(ctx.lane, i32(3))  # which matrix this lane addresses
-        row = arith.andi(ctx.lane, i32(7))  # which of its rows
-        low = arith.andi(group, i32(1))
-        high = arith.shrui(group, i32(1))
-    k_origins = sorted({c[k_dim] for c in where if c[k_dim] % 16 == 0})
-    if layout.op_idx == 0:  # 16-row fragments (rows +8 are inside them)
-        o_origins = sorted({c[other] for c in where if c[other] % 16 == 0})
-    else:  # every N tile of 8 columns this thread holds
-        o_origins = sorted({c[other] for c in where})
-    if layout.op_idx == 0:
-        tiles = [[(m0, None)] for m0 in o_origins]  # one x4 per 16x16 A fragment
-    else:
-        tiles = [o_origins[i:i + 2] for i in range(0, len(o_origins), 2)]  # N tiles in pairs
-    half = ir.VectorType.get([2], buffer.element)
-    for k0 in k_origins:
-        for tile in tiles:
-            if layout.op_idx == 0:
-                m0 = tile[0][0]
-                # matrix j: rows m0 + 8 (j & 1), columns k0 + 8 (j >> 1)
-                o_start = arith.addi(warp[other], arith.addi(arith.muli(low, i32(8)), i32(m0)))
-                k_start = arith.addi(arith.muli(high, i32(8)), i32(k0))
-                count = 4
+class Fragments(Distributed):
+    """Fragments of A (op 0, [M, K]) or B (op 1, [K, N]) for mma.sync m16n8k16, loaded with
+    ldmatrix when first asked for (`register(coord)`), so a dot lowered right after emits each
+    load next to the instructions using it and keeps only a K step of fragments live; `values`
+    loads whatever is left. Each x4 loads four 8x8 matrices; lanes 8j..8j+7 give the rows of
+    matrix j. For A the matrices are (m, k) + (0, 0), (8, 0), (0, 8), (8, 8): registers a0a1,
+    a2a3, a4a5, a6a7. For B they are (k, n) + (0, n_a), (8, n_a), (0, n_b), (8, n_b) for two N
+    tiles of this thread."""
+
+    def __init__(self, ctx: Lowering, buffer: SharedBuffer, layout: DotOperandLayout, shape):
+        self.layout, self.shape = layout, tuple(shape)
+        self.buffer = buffer
+        linear = to_linear(layout, self.shape)
+        self.where = {linear.register_coords(r): r for r in range(linear.num_registers)}
+        self.loaded: list[ir.Value | None] = [None] * linear.num_registers
+        self.k_dim = 1 if layout.op_idx == 0 else 0
+        self.other = 1 - self.k_dim
+        self.trans = buffer.desc.layout.order[0] != self.k_dim
+        with ctx.prologue:
+            self.warp = _warp_offsets(ctx, linear)
+            group = arith.shrui(ctx.lane, i32(3))  # which matrix this lane addresses
+            self.row = arith.andi(ctx.lane, i32(7))  # which of its rows
+            self.low = arith.andi(group, i32(1))
+            self.high = arith.shrui(group, i32(1))
+        if layout.op_idx == 0:  # 16-row fragments (rows +8 are inside them)
+            origins = sorted({c[self.other] for c in self.where if c[self.other] % 16 == 0})
+            self.tiles = [(m0,) for m0 in origins]
+        else:  # every N tile of 8 columns this thread holds, in pairs
+            origins = sorted({c[self.other] for c in self.where})
+            self.tiles = [tuple(origins[i:i + 2]) for i in range(0, len(origins), 2)]
+        self.tile_of = {o: t for t in self.tiles for o in t}
+
+    @property
+    def values(self) -> list[ir.Value]:
+        for coord in self.where:
+            self.register(coord)
+        return list(self.loaded)
+
+    def register(self, coord) -> ir.Value:
+        """The value of the register at (thread-relative) `coord`, loading its fragment."""
+        reg = self.where[coord]
+        if self.loaded[reg] is None:
+            k0 = coord[self.k_dim] - coord[self.k_dim] % 16
+            o = coord[self.other]
+            if self.layout.op_idx == 0:
+                o -= o % 16
+            self._load(k0, self.tile_of[o])
+        return self.loaded[reg]
+
+    def _load(self, k0: int, tile: tuple) -> None:
+        i32_ = i32
+        if self.layout.op_idx == 0:
+            # matrix j: rows m0 + 8 (j & 1), columns k0 + 8 (j >> 1)
+            o_start = arith.addi(self.warp[self.other],
+                                 arith.addi(arith.muli(self.low, i32_(8)), i32_(tile[0])))
+            k_start = arith.addi(arith.muli(self.high, i32_(8)), i32_(k0))
+            count = 4
+        else:
+            n_a = tile[0]
+            n_b = tile[1] if len(tile) > 1 else n_a
+            # matrix j: rows k0 + 8 (j & 1), columns n_a or n_b (j >> 1)
+            k_start = arith.addi(arith.muli(self.low, i32_(8)), i32_(k0))
+            o_start = arith.addi(self.warp[self.other],
+                                 arith.addi(arith.muli(self.high, i32_(n_b - n_a)), i32_(n_a)))
+            count = 4 if len(tile) > 1 else 2
+        coord = [None, None]
+        if self.trans:  # rows run along K: this lane's row is k_start + row
+            coord[self.k_dim], coord[self.other] = arith.addi(k_start, self.row), o_start
+        else:  # rows run along M (A) or N (B)
+            coord[self.k_dim], coord[self.other] = k_start, arith.addi(o_start, self.row)
+        pointer = _address(self.buffer, element_offset(self.buffer.desc, coord))
+        half = ir.VectorType.get([2], self.buffer.element)
+        for j, word in enumerate(_ldmatrix_op(pointer, count, self.trans)):
+            pair = llvm.bitcast(half, word)
+            if self.layout.op_idx == 0:
+                dm, dk = 8 * (j & 1), 8 * (j >> 1)
+                targets = [(tile[0] + dm, k0 + dk), (tile[0] + dm, k0 + dk + 1)]
             else:
-                n_a = tile[0]
-                n_b = tile[1] if len(tile) > 1 else n_a
-                # matrix j: rows k0 + 8 (j & 1), columns n_a or n_b (j >> 1)
-                k_start = arith.addi(arith.muli(low, i32(8)), i32(k0))
-                o_start = arith.addi(warp[other], arith.addi(arith.muli(high, i32(n_b - n_a)),
-                                                              i32(n_a)))
-                count = 4 if len(tile) > 1 else 2
-            coord = [None, None]
-            if trans:  # rows run along K: this lane's row is k_start + row
-                coord[k_dim], coord[other] = arith.addi(k_start, row), o_start
-            else:  # rows run along M (A) or N (B)
-                coord[k_dim], coord[other] = k_start, arith.addi(o_start, row)
-            pointer = _address(buffer, element_offset(buffer.desc, coord))
-            words = _ldmatrix_op(pointer, count, trans)
-            for j, word in enumerate(words):
-                pair = llvm.bitcast(half, word)
-                if layout.op_idx == 0:
-                    dm, dk = 8 * (j & 1), 8 * (j >> 1)
-                    targets = [(m0 + dm, k0 + dk), (m0 + dm, k0 + dk + 1)]
-                else:
-                    n = tile[j >> 1]
-                    dk = 8 * (j & 1)
-                    targets = [(k0 + dk, n), (k0 + dk + 1, n)]
-                for i, target in enumerate(targets):
-                    values[where[target]] = llvm.extractelement(pair, i32(i))
-    if any(v is None for v in values):
-        raise NotImplementedError(f"ldmatrix does not cover {layout.text()} over {list(shape)}")
-    return Distributed(layout, tuple(shape), values)
+                dk = 8 * (j & 1)
+                targets = [(k0 + dk, tile[j >> 1]), (k0 + dk + 1, tile[j >> 1])]
+            for i, target in enumerate(targets):
+                if target not in self.where:
+                    raise NotImplementedError(
+                        f"ldmatrix does not cover {self.layout.text()} over {list(self.shape)}")
+                self.loaded[self.where[target]] = llvm.extractelement(pair, i32_(i))
 
 
 def _ldmatrix_op(pointer: ir.Value, count: int, trans: bool) -> list[ir.Value]:
