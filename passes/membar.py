@@ -13,7 +13,9 @@ after reads, and accesses to disjoint bytes, need none. Runs after
   async copy writes it (a memdesc reached through a block argument may be any buffer);
 - an asynchronous copy (`async_copy_global_to_local`) must not overwrite bytes others still
   read, but its own writes only count from the next `async_wait` on (the pipeliner reads a
-  stage only after waiting for it): a barrier after that wait orders them before readers;
+  stage only after waiting for it): a barrier after that wait orders them before readers; a
+  copy marked `tilegpu.free_slot` writes a slot whose readers the pipeliner has already
+  ordered before it;
 - an existing `tilegpu.barrier` or `gpu.barrier` completes everything pending but copies.
 
 Example (two reductions across warps, both at offset 0):
@@ -31,7 +33,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from tilec.passbase import Pass, register
-from tilec.shared_memory import BYTES_ATTR, OFFSET_ATTR
+from tilec.shared_memory import BYTES_ATTR, FREE_SLOT_ATTR, OFFSET_ATTR
 
 Interval = tuple[int, int]  # [start, end) in bytes
 _ANYWHERE: Interval = (0, 1 << 31)
@@ -96,6 +98,8 @@ def accesses(op: ir.Operation) -> tuple[list[Interval], list[Interval], Pending]
         return [], [rng], Pending(writes=frozenset([rng]))
     if name == "tilegpu.async_copy_global_to_local":  # must not overtake earlier readers
         rng = _buffer_range(op.operands[1])
+        if FREE_SLOT_ATTR in op.attributes:  # the pipeliner knows its slot's readers are done
+            return [], [], Pending(copies=frozenset([rng]))
         return [], [rng], Pending(copies=frozenset([rng]))
     if name == "tilegpu.local_load":
         rng = _buffer_range(op.operands[0])

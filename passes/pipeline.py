@@ -9,6 +9,12 @@ from `tl.range(..., num_stages=)`, overrides the option):
 - in the body: wait until the copies of this trip have landed (`async_wait` with S-2 groups
   left in flight), issue the copies of trip i + S - 1 into the slot trip i - 1 used, read this
   trip's slot; the loop carries the load's operands S-1 trips ahead and the two slot indices;
+- when the loop's dot multiplies two staged 16-bit tiles (ldmatrix fragments) over K >= 32,
+  the dot is split into K steps of 16 and the next trip's first step is prefetched: the body
+  waits for trip i + 1 and loads its step-0 fragments at its end (the one barrier per trip sits
+  there), the loop carries them, and the next trip multiplies them at once, issuing its copies
+  first (`tilegpu.free_slot`: that slot's readers passed the barrier) and loading later steps
+  from its slot as it goes;
 - a copy for a trip past the end is masked off entirely (cp.async then writes zeros, reads
   nothing), so any trip count, 0 and 1 included, gives the same results; after the loop all
   copies are waited for before the buffers are released.
@@ -41,7 +47,7 @@ from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import MemDesc
 from tilec.passbase import Option, Pass, ops_in, register
 from tilec.passes.combine import erase_dead_ops, is_pure
-from tilec.shared_memory import copy_width
+from tilec.shared_memory import FREE_SLOT_ATTR, copy_width
 
 _STAGES_ATTR = "tile.num_stages"
 
@@ -175,6 +181,7 @@ class _Pipeliner:
     def __init__(self, loop: ir.Operation, num_stages: int):
         self.loop = _Loop(loop)
         self.num_stages = num_stages
+        self.prefetch: _Prefetch | None = None
 
     def run(self) -> bool:
         loop = self.loop
@@ -192,13 +199,31 @@ class _Pipeliner:
                                       advance_carried)
         if advance_slice is None or not advance_carried <= carried:
             return False
+        self.prefetch = _Prefetch.find(loop, stages)
         self._rewrite(stages, load_slice, advance_slice, sorted(carried))
         return True
 
+    def _split_dot(self, prefetch: _Prefetch, fetched, views) -> None:
+        """The dot as a chain over K steps: step 0 from the fragments the loop carries, the
+        others loaded from this trip's slot right before their step."""
+        dot = prefetch.dot
+        with ir.InsertionPoint(dot), dot.location:
+            acc = dot.operands[2]
+            for j in range(prefetch.k // prefetch.STEP):
+                a, b = fetched if j == 0 else prefetch.load_step(views, j)
+                acc = ir.Operation.create("tile.dot", results=[acc.type], operands=[a, b, acc],
+                                          attributes={n: dot.attributes[n] for n in dot.attributes}
+                                          ).result
+        dot.results[0].replace_all_uses_with(acc)
+        dot.erase()
+        prefetch.a_load.erase()
+        prefetch.b_load.erase()
+
     def _copy(self, stages, load_slice, mapping: dict, in_range: ir.Value, slot: ir.Value,
-              buffers) -> None:
+              buffers, free_slot: bool = False) -> None:
         """Issue the copies of one trip (the load operands' slice cloned with `mapping`) into
-        `slot`, masked off unless `in_range`."""
+        `slot`, masked off unless `in_range`. `free_slot`: the slot's last readers are known to
+        have passed a barrier since (tilegpu-membar need not order the copy after them)."""
         mapping = dict(mapping)
         _clone_slice(load_slice, mapping)
         for stage, buffer in zip(stages, buffers):
@@ -208,7 +233,10 @@ class _Pipeliner:
                                         operands=[in_range]).result
             if stage.mask is not None:
                 valid = arith.andi(mapping.get(stage.mask, stage.mask), valid)
-            tilegpu.async_copy_global_to_local(ptr, _subview(buffer, slot, stage.desc), valid)
+            copy = tilegpu.async_copy_global_to_local(ptr, _subview(buffer, slot, stage.desc),
+                                                      valid)
+            if free_slot:
+                copy.owner.attributes[FREE_SLOT_ATTR] = ir.UnitAttr.get()
         tilegpu.async_commit_group()
 
     def _advance(self, advance_slice, carried, mapping: dict) -> list[ir.Value]:
@@ -234,7 +262,14 @@ class _Pipeliner:
                 values = self._advance(advance_slice, carried, mapping)
                 iv = arith.addi(iv, step)
             ahead_step = arith.muli(step, arith.constant(step.type, S - 1))
-            new_loop = scf.ForOp(lb, ub, step, inits + values + [_i32(0), _i32(S - 1)])
+            fetched = []
+            if self.prefetch is not None:  # trip 0's first K step, ready before the loop
+                tilegpu.async_wait(S - 2)
+                views = [_subview(b, _i32(0), st.desc, mutable=False)
+                         for b, st in zip(buffers, (self.prefetch.a_stage, self.prefetch.b_stage))]
+                fetched = self.prefetch.load_step(views, 0)
+            new_loop = scf.ForOp(lb, ub, step,
+                                 inits + values + fetched + [_i32(0), _i32(S - 1)])
         if _STAGES_ATTR in op.attributes:
             new_loop.operation.attributes[_STAGES_ATTR] = op.attributes[_STAGES_ATTR]
         new_body = new_loop.body
@@ -251,17 +286,27 @@ class _Pipeliner:
             stage.ptr = rename.get(stage.ptr, stage.ptr)
             stage.mask = rename.get(stage.mask, stage.mask) if stage.mask is not None else None
         ahead = new_args[1 + n_old:1 + n_old + len(carried)]
+        fetched_args = new_args[1 + n_old + len(carried):-2]
         read_slot, write_slot = new_args[-2], new_args[-1]
         first = list(new_body.operations)[0].operation
+        prefetch = self.prefetch
         with ir.InsertionPoint(first), op.location:
-            tilegpu.async_wait(S - 2)  # this trip's tiles have landed (in this thread)
+            if prefetch is None:
+                tilegpu.async_wait(S - 2)  # this trip's tiles have landed (in this thread)
             ahead_iv = arith.addi(loop.iv, ahead_step)
             mapping = {loop.iv: ahead_iv, **{loop.args[i]: v for i, v in zip(carried, ahead)}}
             in_range = arith.cmpi(arith.CmpIPredicate.slt, ahead_iv, ub)
-            self._copy(stages, load_slice, mapping, in_range, write_slot, buffers)
+            # With prefetching the slot written here was last read before the barrier that
+            # ended the previous trip.
+            self._copy(stages, load_slice, mapping, in_range, write_slot, buffers,
+                       free_slot=prefetch is not None)
+            views = {}
             for stage, buffer in zip(stages, buffers):
-                view = _subview(buffer, read_slot, stage.desc, mutable=False)
-                stage.alloc.results[0].replace_all_uses_with(view)
+                views[stage.alloc] = _subview(buffer, read_slot, stage.desc, mutable=False)
+                stage.alloc.results[0].replace_all_uses_with(views[stage.alloc])
+        if prefetch is not None:
+            self._split_dot(prefetch, fetched_args,
+                            [views[prefetch.a_stage.alloc], views[prefetch.b_stage.alloc]])
         for stage in stages:
             stage.alloc.erase()
             stage.load.erase()
@@ -270,7 +315,13 @@ class _Pipeliner:
             next_ahead = self._advance(advance_slice, carried, mapping)
             bump = [arith.remui(arith.addi(slot, _i32(1)), _i32(S))
                     for slot in (read_slot, write_slot)]
-            scf.YieldOp(list(old_yield.operands) + next_ahead + bump)
+            next_fetched = []
+            if prefetch is not None:  # the next trip's first K step
+                tilegpu.async_wait(S - 2)
+                next_views = [_subview(b, bump[0], st.desc, mutable=False)
+                              for b, st in zip(buffers, (prefetch.a_stage, prefetch.b_stage))]
+                next_fetched = prefetch.load_step(next_views, 0)
+            scf.YieldOp(list(old_yield.operands) + next_ahead + next_fetched + bump)
         old_yield.erase()
         for old, new in zip(op.results, list(new_loop.results)[:n_old]):
             old.replace_all_uses_with(new)
@@ -279,6 +330,61 @@ class _Pipeliner:
             for buffer in buffers:
                 tilegpu.local_dealloc(buffer)
         op.erase()
+
+
+class _Prefetch:
+    """The dot whose operands are this loop's two staged tiles (A [M, K], B [K, N], 16-bit:
+    ldmatrix fragments), split into K steps of 16: the first step's fragments of the next trip
+    are loaded at the end of this one (after the wait and barrier that make them ready), so the
+    next trip starts multiplying at once while its later steps load."""
+
+    STEP = 16
+
+    def __init__(self, dot: ir.Operation, a_load: ir.Operation, b_load: ir.Operation,
+                 a_stage: _Stage, b_stage: _Stage):
+        self.dot, self.a_load, self.b_load = dot, a_load, b_load
+        self.a_stage, self.b_stage = a_stage, b_stage
+        self.k = a_load.results[0].type.shape[1]
+        a, b = a_load.results[0].type, b_load.results[0].type  # kept: the loads get erased
+        self.a_step = ir.RankedTensorType.get([a.shape[0], self.STEP], a.element_type,
+                                              a.encoding)
+        self.b_step = ir.RankedTensorType.get([self.STEP, b.shape[1]], b.element_type,
+                                              b.encoding)
+
+    @classmethod
+    def find(cls, loop: _Loop, stages: list[_Stage]) -> "_Prefetch | None":
+        by_alloc = {s.alloc: s for s in stages}
+        for op in loop.body.operations:
+            op = op.operation
+            if op.name != "tile.dot":
+                continue
+            loads = [_owner(v) for v in op.operands[:2]]
+            if any(l is None or l.name != "tilegpu.local_load" for l in loads):
+                continue
+            allocs = [_owner(l.operands[0]) for l in loads]
+            if any(a not in by_alloc for a in allocs):
+                continue
+            if any(len(list(l.results[0].uses)) != 1 for l in loads):
+                continue
+            element = str(tile.element_type(op.operands[0].type))
+            k = op.operands[0].type.shape[-1]
+            if element not in ("f16", "bf16") or k < 2 * cls.STEP or k % cls.STEP:
+                continue
+            return cls(op, loads[0], loads[1], by_alloc[allocs[0]], by_alloc[allocs[1]])
+        return None
+
+    def load_step(self, views, j: int):
+        """The fragments of K step j from the two slot views."""
+        out = []
+        for view, desc, result, k_dim in ((views[0], self.a_stage.desc, self.a_step, 1),
+                                          (views[1], self.b_stage.desc, self.b_step, 0)):
+            offsets = [_i32(0), _i32(0)]
+            offsets[k_dim] = _i32(j * self.STEP)
+            shape = list(desc.shape)
+            shape[k_dim] = self.STEP
+            part = MemDesc(tuple(shape), desc.element_type, desc.layout, False)
+            out.append(tilegpu.local_load(tilegpu.memdesc_subview(view, offsets, part), result))
+        return out
 
 
 def _subview(buffer: ir.Value, slot: ir.Value, desc: MemDesc, mutable: bool = True) -> ir.Value:

@@ -106,3 +106,63 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// Two staged fp16 tiles feeding a dot (K = 32): the dot is split into K steps of 16 and the
+// first step's fragments are prefetched. Before the loop, after the prologue copies, wait for
+// trip 0 and load its step-0 fragments ([64, 16] of A, [16, 64] of B); the loop carries them.
+// In the body: issue the copies of trip i + S - 1 first (marked free_slot: the slot's last
+// readers passed the barrier that ended the previous trip), multiply step 0 from the carried
+// fragments, load and multiply step 1 from this trip's slot, then wait for trip i + 1 and load
+// its step-0 fragments from the next slot for the next trip.
+// S3-LABEL: func.func @prefetch
+// S3: "tilegpu.async_commit_group"
+// S3: "tilegpu.async_commit_group"
+// S3-NEXT: "tile.addptr"
+// S3: "tilegpu.async_wait"() {num = 1 : i32}
+// S3: [[A0:%.*]] = "tilegpu.local_load"({{.*}}) : (!tilegpu.memdesc<[64, 16], f16, {{.*}}) -> tensor<64x16xf16
+// S3: [[B0:%.*]] = "tilegpu.local_load"({{.*}}) : (!tilegpu.memdesc<[16, 64], f16, {{.*}}) -> tensor<16x64xf16
+// S3: scf.for {{.*}} iter_args([[ACC:%[^ ]*]] = {{.*}}, [[FA:%[^ ]*]] = [[A0]], [[FB:%[^ ]*]] = [[B0]], [[READ:%[^ ]*]] = {{.*}}, {{%[^ ]*}} = {{.*}})
+// S3-NOT: async_wait
+// S3: "tilegpu.async_copy_global_to_local"{{.*}}tilegpu.free_slot
+// S3: "tilegpu.async_copy_global_to_local"{{.*}}tilegpu.free_slot
+// S3-NEXT: "tilegpu.async_commit_group"
+// S3: [[D0:%.*]] = "tile.dot"([[FA]], [[FB]], [[ACC]])
+// S3: [[A1:%.*]] = "tilegpu.local_load"({{.*}}) : (!tilegpu.memdesc<[64, 16], f16
+// S3: [[B1:%.*]] = "tilegpu.local_load"({{.*}}) : (!tilegpu.memdesc<[16, 64], f16
+// S3-NEXT: [[D1:%.*]] = "tile.dot"([[A1]], [[B1]], [[D0]])
+// S3: [[NEXT:%.*]] = arith.remui {{%.*}}, %c3_i32
+// S3: "tilegpu.async_wait"() {num = 1 : i32}
+// S3: [[NA:%.*]] = "tilegpu.memdesc_subview"({{%.*}}, [[NEXT]],
+// S3: [[PA:%.*]] = "tilegpu.local_load"
+// S3: [[PB:%.*]] = "tilegpu.local_load"
+// S3-NEXT: scf.yield [[D1]], {{.*}}, [[PA]], [[PB]],
+#l = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#s = #tilegpu.shared<8 : i32, 2 : i32, 4 : i32, [1, 0]>
+#sb = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+#mma = #tilegpu.mma<[2, 0], [2, 2], [16, 8]>
+#da = #tilegpu.dot_operand<0 : i32, #mma, 2 : i32>
+#db = #tilegpu.dot_operand<1 : i32, #mma, 2 : i32>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @prefetch(%pa0: tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>, %pb0: tensor<32x64x!tile.ptr<f16, 1 : i32>, #l>, %n: i32) -> tensor<64x64xf32, #mma> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %inca = arith.constant dense<32> : tensor<64x32xi32, #l>
+    %incb = arith.constant dense<2048> : tensor<32x64xi32, #l>
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %pa = %pa0, %pb = %pb0) -> (tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>, tensor<32x64x!tile.ptr<f16, 1 : i32>, #l>) : i32 {
+      %a = "tile.load"(%pa) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>) -> tensor<64x32xf16, #l>
+      %b = "tile.load"(%pb) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<32x64x!tile.ptr<f16, 1 : i32>, #l>) -> tensor<32x64xf16, #l>
+      %sa = "tilegpu.local_alloc"(%a) : (tensor<64x32xf16, #l>) -> !tilegpu.memdesc<[64, 32], f16, #s, false>
+      %sb = "tilegpu.local_alloc"(%b) : (tensor<32x64xf16, #l>) -> !tilegpu.memdesc<[32, 64], f16, #sb, false>
+      %fa = "tilegpu.local_load"(%sa) : (!tilegpu.memdesc<[64, 32], f16, #s, false>) -> tensor<64x32xf16, #da>
+      %fb = "tilegpu.local_load"(%sb) : (!tilegpu.memdesc<[32, 64], f16, #sb, false>) -> tensor<32x64xf16, #db>
+      %d = "tile.dot"(%fa, %fb, %acc) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x32xf16, #da>, tensor<32x64xf16, #db>, tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma>
+      %na = "tile.addptr"(%pa, %inca) : (tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>, tensor<64x32xi32, #l>) -> tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>
+      %nb = "tile.addptr"(%pb, %incb) : (tensor<32x64x!tile.ptr<f16, 1 : i32>, #l>, tensor<32x64xi32, #l>) -> tensor<32x64x!tile.ptr<f16, 1 : i32>, #l>
+      scf.yield %d, %na, %nb : tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<f16, 1 : i32>, #l>, tensor<32x64x!tile.ptr<f16, 1 : i32>, #l>
+    }
+    return %r#0 : tensor<64x64xf32, #mma>
+  }
+}

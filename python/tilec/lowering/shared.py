@@ -31,9 +31,15 @@ _SMEM = "!llvm.ptr<3>"
 
 @dataclass
 class SharedBuffer:
-    base: ir.Value  # address of element 0
-    desc: MemDesc
+    base: ir.Value  # address of element 0 of the tile
+    desc: MemDesc  # the tile's memdesc: its shape and layout place the elements
     element: ir.Type  # the element type as stored (i1 as i8)
+    origin: tuple[int, ...] = ()  # a view of part of the tile starts here (per dimension)
+
+    def offset(self, coord: list[ir.Value]) -> ir.Value:
+        if any(self.origin):
+            coord = [c if not o else arith.addi(c, i32(o)) for c, o in zip(coord, self.origin)]
+        return element_offset(self.desc, coord)
 
 
 def _storage(element: ir.Type) -> ir.Type:
@@ -86,7 +92,7 @@ def store(ctx: Lowering, buffer: SharedBuffer, value: Distributed) -> None:
         run = min(contiguous_registers(value.layout, tuple(value.shape)), layout.vec)
     for reg in range(0, linear.num_registers, run):
         coord = [_value(p) for p in coordinate(ctx, value.layout, value.shape, reg)]
-        pointer = _address(buffer, element_offset(buffer.desc, coord))
+        pointer = _address(buffer, buffer.offset(coord))
         items = [_to_storage(v, buffer.element) for v in value.values[reg:reg + run]]
         if run == 1:
             llvm.store(items[0], pointer)
@@ -132,18 +138,30 @@ def lower_local_dealloc(ctx: Lowering, op: ir.Operation):
 @rule("tilegpu.memdesc_subview")
 def lower_memdesc_subview(ctx: Lowering, op: ir.Operation):
     """A slice of the leading dimensions (a stage of a multi-buffered allocation): the base
-    moves by whole tiles, so the swizzle of each tile is unchanged."""
+    moves by whole tiles, so the swizzle of each tile is unchanged. A part of a tile (a K step
+    of an mma operand; constant offsets) keeps the tile and records where the part starts."""
     src: SharedBuffer = ctx.get(op.operands[0])
     offsets = list(op.operands[1:])
     shape = src.desc.shape
     desc = MemDesc.from_type(op.results[0].type)
     lead = len(shape) - len(desc.shape)
+    if lead == 0:
+        origin = tuple(a + _constant(v) for a, v in
+                       zip(src.origin or (0,) * len(offsets), offsets))
+        return [SharedBuffer(src.base, src.desc, src.element, origin)]
     total = None
     for d, value in enumerate(offsets[:lead]):
         term = arith.muli(ctx.get(value), i32(numel(shape[d + 1:])))
         total = term if total is None else arith.addi(total, term)
     base = src.base if total is None else _address(src, total)
     return [SharedBuffer(base, desc, src.element)]
+
+
+def _constant(value: ir.Value) -> int:
+    owner = value.owner
+    if not isinstance(owner, (ir.Operation, ir.OpView)) or owner.name != "arith.constant":
+        raise NotImplementedError("a view inside a shared tile needs constant offsets")
+    return ir.IntegerAttr(owner.operation.attributes["value"]).value
 
 
 @rule("tilegpu.local_load")
@@ -157,7 +175,7 @@ def lower_local_load(ctx: Lowering, op: ir.Operation):
     values = []
     for reg in range(linear.num_registers):
         coord = [_value(p) for p in coordinate(ctx, layout, shape, reg)]
-        loaded = llvm.load(buffer.element, _address(buffer, element_offset(buffer.desc, coord)))
+        loaded = llvm.load(buffer.element, _address(buffer, buffer.offset(coord)))
         values.append(_from_storage(loaded, element))
     return [Distributed(layout, shape, values)]
 
@@ -253,7 +271,7 @@ class Fragments(Distributed):
             coord[self.k_dim], coord[self.other] = arith.addi(k_start, self.row), o_start
         else:  # rows run along M (A) or N (B)
             coord[self.k_dim], coord[self.other] = k_start, arith.addi(o_start, self.row)
-        pointer = _address(self.buffer, element_offset(self.buffer.desc, coord))
+        pointer = _address(self.buffer, self.buffer.offset(coord))
         half = ir.VectorType.get([2], self.buffer.element)
         for j, word in enumerate(_ldmatrix_op(pointer, count, self.trans)):
             pair = llvm.bitcast(half, word)
@@ -303,7 +321,7 @@ def lower_async_copy(ctx: Lowering, op: ir.Operation):
     linear = to_linear(src.layout, tuple(src.shape))
     for reg in range(0, linear.num_registers, run):
         coord = [_value(p) for p in coordinate(ctx, src.layout, src.shape, reg)]
-        dst = _address(buffer, element_offset(buffer.desc, coord))
+        dst = _address(buffer, buffer.offset(coord))
         size = None
         if mask is not None:
             size = arith.select(mask.values[reg], i32(nbytes), i32(0))
