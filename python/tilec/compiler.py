@@ -157,7 +157,9 @@ def tilegpu_pipeline(options: CompileOptions) -> str:
             "canonicalize,cse,tilegpu-allocate-shared-memory,tilegpu-membar)")
 
 
-LLVM_PIPELINE = "builtin.module(convert-tilegpu-to-llvm,canonicalize,cse)"
+# No canonicalize here: the ptx stage canonicalizes after convert-gpu-to-nvvm anyway, and doing
+# it twice doubled the compile time of a matmul (2.2 s -> 0.9 s without, same PTX registers).
+LLVM_PIPELINE = "builtin.module(convert-tilegpu-to-llvm,cse)"
 
 
 def ptx_pipeline(options: CompileOptions) -> str:
