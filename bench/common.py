@@ -2,10 +2,11 @@
 
 - Competitors are imported with `importable(name)`: a missing one (or one that fails to import)
   prints a note and its rows are skipped; it never makes a benchmark fail.
-- GPU timing (`time_gpu`) uses CUDA events (torch's when torch imports, else CuPy's) around each
-  repetition after a warm-up and takes the median. Bandwidth runs write a 256 MB buffer between
-  repetitions so every repetition starts with a cold L2. Nothing here uses triton.testing, so
-  tilec's numbers do not depend on Triton.
+- GPU timing (`time_gpu`) is tilec.testing's: CUDA events (torch's when torch imports, else
+  CuPy's) around each repetition after a warm-up; reports take the median. Bandwidth runs write a
+  256 MB buffer between repetitions so every repetition starts with a cold L2. Nothing here uses
+  triton.testing, so tilec's numbers do not depend on Triton. tilec is imported at the first
+  timing call, not with this module, so compile_time.py can time `import tilec` itself.
 - Results: `write_json` writes `<name>.json`, `save_plot` a `<name>.png` (matplotlib, Agg) when
   matplotlib imports, `print_table` a plain-text table to stdout.
 """
@@ -29,7 +30,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 DEFAULT_OUT = BENCH / "results"
 KERNELS_FILE = BENCH / "kernels.py"
-L2_FLUSH_BYTES = 256 * 1024 * 1024
+L2_FLUSH_BYTES = 256 * 1024 * 1024  # as tilec.testing.L2_FLUSH_BYTES
 # The bandwidth benchmarks (vector add and the row-wise ones) compare these, in this order.
 COMPETITORS = ("tilec", "triton", "torch")
 BANDWIDTH_HEADERS = ["tilec GB/s", "Triton GB/s", "torch GB/s", "tilec/Triton", "tilec/torch"]
@@ -113,13 +114,15 @@ def require_gpu(cupy=None, torch=None) -> None:
 # --- GPU arrays, events, timing ------------------------------------------------------------------
 
 class Gpu:
-    """Arrays, events and synchronisation through torch when it imports, else through CuPy."""
+    """Arrays and synchronisation through torch when it imports, else through CuPy; events and
+    the L2 flush through tilec.testing's backend on the same library (`timing`)."""
 
     def __init__(self, torch=None, cupy=None):
         if torch is None and cupy is None:
             raise RuntimeError("neither torch nor CuPy imports: nothing can allocate GPU memory")
         self.torch, self.cupy = torch, cupy
         self.kind = "torch" if torch is not None else "cupy"
+        self._timing = None
 
     def rand(self, n: int, seed: int):
         if self.torch is not None:
@@ -147,23 +150,18 @@ class Gpu:
         else:
             self.cupy.cuda.runtime.deviceSynchronize()
 
-    def event(self):
-        if self.torch is not None:
-            return self.torch.cuda.Event(enable_timing=True)
-        return self.cupy.cuda.Event()
-
-    def elapsed_ms(self, start, end) -> float:
-        if self.torch is not None:
-            return start.elapsed_time(end)
-        return self.cupy.cuda.get_elapsed_time(start, end)
+    @property
+    def timing(self):
+        """tilec.testing's backend on the same library: events and the L2 flush."""
+        if self._timing is None:
+            import_tilec()
+            from tilec.testing import CudaBackend
+            self._timing = CudaBackend(torch=self.torch, cupy=self.cupy)
+        return self._timing
 
     def l2_flusher(self, nbytes: int = L2_FLUSH_BYTES):
         """A function that writes `nbytes` of device memory, evicting the L2 (50 MB on H200)."""
-        if self.torch is not None:
-            buf = self.torch.empty(nbytes // 4, device="cuda", dtype=self.torch.int32)
-            return buf.zero_
-        buf = self.cupy.empty(nbytes // 4, dtype=self.cupy.int32)
-        return lambda: buf.fill(0)
+        return self.timing.l2_flusher(nbytes)
 
     def name(self) -> str:
         if self.torch is not None:
@@ -175,19 +173,8 @@ class Gpu:
 def time_gpu(gpu: Gpu, fn, warmup: int, repeats: int, flush=None) -> list[float]:
     """Milliseconds of GPU time of each of `repeats` calls of `fn` (after `warmup` calls), each
     between two CUDA events on the current stream, `flush()` before each when given."""
-    for _ in range(warmup):
-        fn()
-    gpu.synchronize()
-    starts = [gpu.event() for _ in range(repeats)]
-    ends = [gpu.event() for _ in range(repeats)]
-    for start, end in zip(starts, ends):
-        if flush is not None:
-            flush()
-        start.record()
-        fn()
-        end.record()
-    gpu.synchronize()
-    return [gpu.elapsed_ms(s, e) for s, e in zip(starts, ends)]
+    from tilec.testing import time_runs
+    return time_runs(fn, warmup, repeats, flush=flush, backend=gpu.timing)
 
 
 def median(values) -> float | None:
