@@ -9,6 +9,7 @@ diagnostics, `file:line:col: error: message`, and the exit code is 1.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import sys
@@ -29,6 +30,7 @@ Options:
   -o FILE                         write the output to FILE (default: stdout)
   --pass-pipeline=PIPELINE        e.g. 'builtin.module(tile-combine,canonicalize)'
   --PASS[="opt=value ..."]        add a tilec or upstream pass (in command-line order)
+  --load-pass-plugin=FILE.py      run FILE.py first: the passes it registers become usable
   --list-passes                   list tilec's passes with their options
   --split-input-file              process each '// -----' chunk separately
   --verify-diagnostics            check diagnostics against 'expected-*' comments
@@ -92,7 +94,8 @@ def parse_args(argv: list[str]) -> Args:
             popts.print_ir_after_all = True
         elif arg == "--mlir-print-ir-before-all":
             popts.print_ir_before_all = True
-        elif key in ("--mlir-print-ir-before", "--mlir-print-ir-after", "--pass-pipeline", "-o"):
+        elif key in ("--mlir-print-ir-before", "--mlir-print-ir-after", "--pass-pipeline", "-o",
+                     "--load-pass-plugin"):
             if not eq:
                 if i >= len(argv):
                     raise UsageError(f"option '{key}' needs a value")
@@ -100,6 +103,8 @@ def parse_args(argv: list[str]) -> Args:
                 i += 1
             if key == "-o":
                 args.output = value
+            elif key == "--load-pass-plugin":
+                load_plugin(value)
             elif key == "--pass-pipeline":
                 args.elements += parse_pipeline(value)
                 args.pipeline_given = True
@@ -120,6 +125,19 @@ def parse_args(argv: list[str]) -> Args:
         args.input = positional[0]
     popts.print_generic = args.print_generic
     return args
+
+
+def load_plugin(path: str) -> None:
+    """Run a Python file that registers passes (`@tilec.passbase.register`), once."""
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise UsageError(f"cannot load pass plugin '{path}': no such file")
+    if any(getattr(m, "__file__", None) == path for m in list(sys.modules.values())):
+        return  # already imported (registering its passes again would be an error)
+    spec = importlib.util.spec_from_file_location(f"tilec_plugin_{len(sys.modules)}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
 
 
 def list_passes() -> str:

@@ -28,7 +28,9 @@ from tilec.language.core import tensor
 from tilec.language.dtypes import dtype, parse_type
 from tilec.cache import KernelCache, make_key
 from tilec.pipeline import PipelineOptions, parse_pipeline, run_pipeline
-from tilec.toolchain import ToolchainError, assemble, find_libdevice, ptx_from_gpu_binary
+from tilec.reproducer import pipeline_reproducer, ptxas_reproducer
+from tilec.toolchain import (PtxasError, ToolchainError, assemble, find_libdevice,
+                             ptx_from_gpu_binary)
 
 _EMPTY = inspect.Parameter.empty
 
@@ -177,11 +179,15 @@ def _run_stage(module, stage: str, pipeline: str, fn: JITFunction) -> None:
     if dump_dir is not None:
         dump_dir.mkdir(parents=True, exist_ok=True)  # MLIR writes one file per pass inside
     options = PipelineOptions(dump_dir=str(dump_dir) if dump_dir else None)
+    elements = parse_pipeline(pipeline)
+    stage_input = module.operation.clone()  # for a reproducer
     try:
-        run_pipeline(module, parse_pipeline(pipeline), options)
+        run_pipeline(module, elements, options)
     except DiagnosticError as err:
         raise CompilationError(f"compiling {fn.__name__} failed in the {stage} stage:\n"
-                               f"{err.format()}") from None
+                               f"{err.format()}\n"
+                               f"{pipeline_reproducer(fn.__name__, stage_input, elements)}"
+                               ) from None
 
 
 _PTXAS_STATS = {"registers": r"Used (\d+) registers", "spill_stores": r"(\d+) bytes spill stores",
@@ -238,11 +244,15 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
         _dump(kernel)
         return kernel
     arch = parse_target(options.target)
+    chip = f"sm_{arch}a" if arch >= 90 else f"sm_{arch}"
     try:
-        cubin, log = assemble(asm["ptx"], f"sm_{arch}a" if arch >= 90 else f"sm_{arch}",
-                              verbose=True)
+        cubin, log = assemble(asm["ptx"], chip, verbose=True)
+    except PtxasError:
+        raise CompilationError(f"ptxas rejected the PTX of {fn.__name__}:\n"
+                               f"{ptxas_reproducer(fn.__name__, asm['ptx'], chip, True)}"
+                               ) from None
     except ToolchainError as err:
-        raise CompilationError(f"ptxas rejected the PTX of {fn.__name__}: {err}") from None
+        raise CompilationError(f"cannot assemble the PTX of {fn.__name__}: {err}") from None
     asm["cubin"] = cubin
     for field_name, pattern in _PTXAS_STATS.items():
         found = re.search(pattern, log)

@@ -19,6 +19,10 @@ class ToolchainError(RuntimeError):
     pass
 
 
+class PtxasError(ToolchainError):
+    """ptxas ran and rejected the PTX."""
+
+
 def _nvidia_package_dirs() -> list[Path]:
     """Install folders of the `nvidia` namespace package (pip's CUDA components)."""
     try:
@@ -73,16 +77,21 @@ def ptxas_version(ptxas: str) -> str:
 
 
 def assemble(ptx: str, arch: str = "sm_90a", verbose: bool = False) -> tuple[bytes, str]:
-    """PTX text -> (cubin bytes, ptxas log). Raises ToolchainError with ptxas's message."""
+    """PTX text -> (cubin bytes, ptxas log). Raises PtxasError with ptxas's message, or
+    ToolchainError when there is no ptxas."""
     ptxas = find_ptxas()
     with tempfile.TemporaryDirectory(prefix="tilec-ptxas-") as tmp:
         src, out = Path(tmp) / "kernel.ptx", Path(tmp) / "kernel.cubin"
         src.write_text(ptx)
-        cmd = [ptxas, f"-arch={arch}", str(src), "-o", str(out)] + (["-v"] if verbose else [])
+        cmd = ptxas_command(ptxas, arch, src, out, verbose)
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
-            raise ToolchainError(f"ptxas failed ({' '.join(cmd)}):\n{proc.stderr.strip()}")
+            raise PtxasError(f"ptxas failed ({' '.join(cmd)}):\n{proc.stderr.strip()}")
         return out.read_bytes(), proc.stderr
+
+
+def ptxas_command(ptxas: str, arch: str, ptx: Path, cubin: Path, verbose: bool) -> list[str]:
+    return [ptxas, f"-arch={arch}", str(ptx), "-o", str(cubin)] + (["-v"] if verbose else [])
 
 
 def ptx_from_gpu_binary(module_asm: str) -> str:
