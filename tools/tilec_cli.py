@@ -1,10 +1,14 @@
 """`tilec`: the command-line driver.
 
-    tilec compile FILE.py:KERNEL --signature '*fp32,*fp32,i32' --constexpr BLOCK=1024 --emit tile
+    tilec compile FILE.py:KERNEL --signature '*fp32,*fp32,i32' --constexpr BLOCK=1024 \
+        --target sm_90a --emit tile,ptx,cubin -o DIR
+    tilec cache list|show KEY|size|clear
 
-compiles a kernel ahead of time (no GPU needed) and prints the requested stages, or writes them
-to `-o DIR` as KERNEL.STAGE.mlir. `--signature` lists the types of the runtime parameters in
-order, skipping those fixed with `--constexpr`.
+`compile` compiles a kernel ahead of time (no GPU needed) and prints the requested text stages,
+or writes them to `-o DIR` (KERNEL.STAGE.mlir, KERNEL.ptx, KERNEL.cubin) with
+KERNEL.metadata.json, which `tilec.load(DIR)` launches (see tilec/aot.py). `--signature` lists
+the types of the runtime parameters in order, skipping those fixed with `--constexpr`.
+`cache` inspects the kernel disk cache ($TILEC_CACHE_DIR, else ~/.cache/tilec).
 """
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from tilec.errors import CompilationError
+from tilec.errors import BackendUnavailable, CompilationError, OutOfResources
 
 
 def _constexpr_values(items: list[str]) -> dict:
@@ -48,11 +52,23 @@ def load_kernel(spec: str):
         sys.path.pop(0)
     if not hasattr(module, name):
         raise ValueError(f"{path} defines no kernel named {name!r}")
-    return getattr(module, name)
+    return _unwrap(getattr(module, name), f"{path}:{name}")
+
+
+def _unwrap(kernel, where: str):
+    """The JITFunction under @tilec.autotune / @tilec.heuristics (which keep it as `.fn`)."""
+    from tilec.jit import JITFunction
+    while not isinstance(kernel, JITFunction):
+        inner = getattr(kernel, "fn", None)
+        if inner is None:
+            raise ValueError(f"{where} is not a @tilec.jit kernel")
+        kernel = inner
+    return kernel
 
 
 def cmd_compile(args) -> int:
     import tilec
+    from tilec import aot
     kernel = load_kernel(args.kernel)
     constexprs = _constexpr_values(args.constexpr)
     types = [t.strip() for t in args.signature.split(",") if t.strip()] if args.signature else []
@@ -66,24 +82,96 @@ def cmd_compile(args) -> int:
         raise ValueError(f"unknown stage(s) {unknown}; stages: {', '.join(tilec.compiler.STAGES)}")
     last = max(stages, key=tilec.compiler.STAGES.index)
     compiled = tilec.compile(kernel, signature=dict(zip(runtime, types)), constexprs=constexprs,
-                             target=args.target, num_warps=args.num_warps,
+                             target=aot.target_name(args.target), num_warps=args.num_warps,
                              num_stages=args.num_stages, debug=args.debug, stop_after=last)
     missing = [s for s in stages if s not in compiled.asm]
     if missing:
         raise ValueError(f"stage(s) {missing} are not produced yet; available: "
                          f"{', '.join(compiled.asm)}")
     if args.output:
-        out = Path(args.output)
-        out.mkdir(parents=True, exist_ok=True)
-        for stage in stages:
-            name = {"ptx": "ptx", "cubin": "cubin"}.get(stage, f"{stage}.mlir")
-            data = compiled.asm[stage]
-            (out / f"{compiled.name}.{name}").write_bytes(
-                data if isinstance(data, bytes) else data.encode())
+        metadata = aot.save(kernel, compiled, args.output, stages, source=args.kernel)
+        print(f"wrote {', '.join(aot.stage_file(compiled.name, s) for s in stages)} and "
+              f"{metadata.name} to {args.output}")
     else:
         if "cubin" in stages:
             raise ValueError("the cubin is binary: write it to a folder with -o DIR")
         sys.stdout.write("\n".join(compiled.asm[s] for s in stages))
+    return 0
+
+
+def human_size(size: int) -> str:
+    """1536 -> '1.5 KiB'."""
+    if size < 1024:
+        return f"{size} B"
+    for unit in ("KiB", "MiB", "GiB"):
+        size /= 1024
+        if size < 1024 or unit == "GiB":
+            return f"{size:.1f} {unit}"
+
+
+def _entries(count: int) -> str:
+    return f"{count} entr{'y' if count == 1 else 'ies'}"
+
+
+def _entry_summary(cache, key: str) -> tuple[str, int]:
+    """(kernel name, bytes) of a cache entry, read without verifying it (`show` verifies)."""
+    import json
+    entry = cache.path(key)
+    try:
+        name = json.loads((entry / "metadata.json").read_text()).get("name", "?")
+    except (OSError, ValueError, AttributeError):
+        name = "?"
+    try:
+        size = sum(f.stat().st_size for f in entry.iterdir() if f.is_file())
+    except OSError:  # removed meanwhile, or not a directory
+        size = 0
+    return name, size
+
+
+def _resolve_key(cache, prefix: str) -> str:
+    """The key that `prefix` starts (as git's short hashes)."""
+    matches = [k for k in cache.keys() if k.startswith(prefix.lower())]
+    if not matches:
+        raise ValueError(f"no cache entry {prefix!r} in {cache.root} (see `tilec cache list`)")
+    if len(matches) > 1:
+        raise ValueError(f"{prefix!r} starts {len(matches)} cache keys: give more digits")
+    return matches[0]
+
+
+def cmd_cache(args) -> int:
+    import json
+
+    from tilec.cache import KernelCache
+    cache = KernelCache()
+    if args.action == "list":
+        keys = cache.keys()
+        for key in keys:
+            name, size = _entry_summary(cache, key)
+            print(f"{key}  {human_size(size):>10}  {name}")
+        print(f"{_entries(len(keys))} in {cache.root}", file=sys.stderr)
+    elif args.action == "show":
+        if not args.key:
+            raise ValueError("tilec cache show needs a KEY (see `tilec cache list`)")
+        key = _resolve_key(cache, args.key)
+        files = cache.get(key)
+        if files is None:
+            raise ValueError(f"cache entry {key} was corrupt and has been removed")
+        print(f"key: {key}\npath: {cache.path(key)}\nfiles:")
+        for name, data in sorted(files.items()):
+            print(f"  {name:<16} {human_size(len(data)):>10}")
+        print("metadata:")
+        metadata = json.loads(files["metadata.json"]) if "metadata.json" in files else {}
+        for field, value in metadata.items():
+            print(f"  {field}: {value}")
+    elif args.action == "size":
+        print(f"{human_size(cache.size())} in {_entries(len(cache.keys()))} ({cache.root})")
+    else:  # clear
+        removed = [(key, *_entry_summary(cache, key)) for key in cache.keys()]
+        size = cache.size()
+        cache.clear()
+        for key, name, _ in removed:
+            print(f"removed {key}  {name}")
+        print(f"removed {_entries(len(removed))}, {human_size(size)}, from {cache.root}")
     return 0
 
 
@@ -95,18 +183,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--signature", default="", help="types of the runtime parameters, in order")
     p.add_argument("--constexpr", action="append", default=[], help="NAME=VALUE[,NAME=VALUE]")
     p.add_argument("--emit", default="tile", help="stages to output, comma-separated")
-    p.add_argument("--target", default="cuda:90")
+    p.add_argument("--target", default="cuda:90", help="sm_90a, sm_90 or cuda:90")
     p.add_argument("--num-warps", type=int, default=4)
     p.add_argument("--num-stages", type=int, default=3)
     p.add_argument("--debug", action="store_true", help="keep device_assert checks")
-    p.add_argument("-o", "--output", help="write KERNEL.STAGE.mlir files to this folder")
+    p.add_argument("-o", "--output",
+                   help="write the stages and KERNEL.metadata.json (for tilec.load) here")
+    p.set_defaults(run=cmd_compile)
+    p = sub.add_parser("cache", help="inspect or clear the kernel disk cache ($TILEC_CACHE_DIR)")
+    p.add_argument("action", choices=["list", "show", "size", "clear"])
+    p.add_argument("key", nargs="?", help="for show: a key, or the start of one")
+    p.set_defaults(run=cmd_cache)
     args = parser.parse_args(argv)
     try:
-        return cmd_compile(args)
+        return args.run(args)
     except CompilationError as err:
         print(err.format(), file=sys.stderr)
         return 1
-    except (ValueError, TypeError) as err:
+    except (ValueError, TypeError, OSError, OutOfResources, BackendUnavailable) as err:
         print(f"tilec: error: {err}", file=sys.stderr)
         return 1
 

@@ -7,6 +7,7 @@ from tilec.errors import BackendUnavailable, CompilationError, OutOfResources
 from tilec.jit import JITFunction, jit
 from tilec.language.core import constexpr_function
 from tilec.compiler import CompiledKernel, CompileOptions, compile  # noqa: E402  (needs jit)
+from tilec.aot import load  # noqa: E402  (tilec compile -o DIR output)
 from tilec import testing  # noqa: E402,F401  (tilec.testing, as triton.testing)
 
 __version__ = "0.1.0"

@@ -112,6 +112,11 @@ class KernelCache:
         finally:
             shutil.rmtree(temp, ignore_errors=True)  # Still here only if we lost the race or failed.
 
+    def path(self, key: str) -> Path:
+        """The entry directory of ``key`` (which need not exist). Read it only through ``get``
+        where the contents matter: only ``get`` verifies them."""
+        return self._entry(key)
+
     def remove(self, key: str) -> bool:
         """Delete the entry under ``key``. Returns whether there was one."""
         return self._discard(self._entry(key))
