@@ -7,6 +7,7 @@ from tilec.errors import BackendUnavailable, CompilationError, OutOfResources
 from tilec.jit import JITFunction, jit
 from tilec.language.core import constexpr_function
 from tilec.compiler import CompiledKernel, CompileOptions, compile  # noqa: E402  (needs jit)
+from tilec.autotuner import Config, autotune, heuristics  # noqa: E402  (needs jit)
 from tilec.aot import load  # noqa: E402  (tilec compile -o DIR output)
 from tilec import testing  # noqa: E402,F401  (tilec.testing, as triton.testing)
 
@@ -22,6 +23,7 @@ def next_power_of_2(n: int) -> int:
     """The smallest power of two >= n, as triton.next_power_of_2."""
     return 1 << (n - 1).bit_length() if n > 0 else 1
 
-__all__ = ["cdiv", "next_power_of_2", "BackendUnavailable", "CompilationError", "CompiledKernel", "CompileOptions",
-           "Diagnostic", "DiagnosticError", "JITFunction", "OutOfResources", "compile",
-           "constexpr_function", "jit", "make_context", "parse_module"]
+__all__ = ["BackendUnavailable", "CompilationError", "CompiledKernel", "CompileOptions", "Config",
+           "Diagnostic", "DiagnosticError", "JITFunction", "OutOfResources", "autotune", "cdiv",
+           "compile", "constexpr_function", "heuristics", "jit", "load", "make_context",
+           "next_power_of_2", "parse_module", "testing"]

@@ -201,21 +201,28 @@ class JITFunction:
 
     def run(self, *args, grid, num_warps: int = 4, num_stages: int = 3, **kwargs):
         from tilec import interpreter
-        from tilec.compiler import CompileOptions, compile_specialized
+        from tilec.compiler import compile_specialized
         bound = self.bind_launch(args, kwargs)
         if interpreter.enabled(self):
             return interpreter.launch(self, resolve_grid(grid, bound), bound)
-        options = CompileOptions(num_warps=num_warps, num_stages=num_stages,
-                                 debug=bool(self.debug))
-        key = (self.specialization(bound), options)
+        key = self.compile_key(bound, num_warps, num_stages)
         kernel = self.cache.get(key)
         if kernel is None:
-            kernel = compile_specialized(self, key[0], options)
+            kernel = compile_specialized(self, *key)
             self.cache[key] = kernel
         grid_size = resolve_grid(grid, bound)
         result = kernel.launch(grid_size, bound)
         self._remember_fast(bound, kernel, num_warps, num_stages)
         return result
+
+    def compile_key(self, bound: dict[str, Any], num_warps: int, num_stages: int) -> tuple:
+        """(specialisation, CompileOptions): what selects the compiled kernel of a launch with
+        arguments `bound`, the key of `self.cache` and the arguments of `compile_specialized`
+        (the autotuner compiles its configs ahead of their launches with it)."""
+        from tilec.compiler import CompileOptions
+        options = CompileOptions(num_warps=num_warps, num_stages=num_stages,
+                                 debug=bool(self.debug))
+        return self.specialization(bound), options
 
     def _remember_fast(self, bound: dict, kernel, num_warps: int, num_stages: int) -> None:
         """Let the generated fast launcher find `kernel` for arguments like these."""

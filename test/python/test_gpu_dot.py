@@ -325,7 +325,7 @@ def test_matmul_tutorial_on_the_gpu():
     M = N = K = 512
     a, b = operand(np.float16, (M, K)), operand(np.float16, (K, N))
     c = poisoned((M, N), np.float16)
-    out = launch(t.matmul_kernel, (cdiv(M, 64) * cdiv(N, 64),),
+    out = launch(t.matmul_kernel.fn, (cdiv(M, 64) * cdiv(N, 64),),  # .fn: the @jit under autotune
                  [a, b, c, M, N, K, *strides(a), *strides(b), *strides(c)], 2, True,
                  BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32, GROUP_SIZE_M=8,
                  ACTIVATION="leaky_relu")
