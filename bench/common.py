@@ -74,11 +74,12 @@ def import_tilec():
     return tilec
 
 
-def load_kernels(language, jit, tag: str) -> dict:
-    """Every kernel of kernels.py compiled by one framework: `language` is bound to `tl` before
-    the file runs, so tilec and Triton see the same source. Returns {name: jit function}."""
-    name = f"bench_kernels_{tag}"
-    spec = importlib.util.spec_from_file_location(name, KERNELS_FILE)
+def load_kernels(language, jit, tag: str, path: Path = KERNELS_FILE) -> dict:
+    """Every kernel of `path` (default kernels.py; its KERNELS names them) compiled by one
+    framework: `language` is bound to `tl` before the file runs, so tilec and Triton see the
+    same source. Returns {name: jit function}."""
+    name = f"bench_{Path(path).stem}_{tag}"
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     module.tl = language
     sys.modules[name] = module  # some frameworks look a kernel's module up by name

@@ -42,7 +42,6 @@ torch at all). A config that fails, or a missing Triton, only prints a note.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import os
@@ -160,15 +159,9 @@ def parse_configs(text: str) -> list[Config]:
 
 
 def load_kernel(language, jit, tag: str):
-    """matmul_kernel compiled by one framework. The mechanism of common.load_kernels (which reads
-    bench/kernels.py only): `language` is bound to `tl` before the file runs."""
-    name = f"bench_matmul_kernel_{tag}"
-    spec = importlib.util.spec_from_file_location(name, KERNEL_FILE)
-    module = importlib.util.module_from_spec(spec)
-    module.tl = language
-    sys.modules[name] = module  # some frameworks look a kernel's module up by name
-    spec.loader.exec_module(module)
-    return jit(getattr(module, KERNEL))
+    """matmul_kernel compiled by one framework (bench/matmul_kernel.py, as common.load_kernels
+    runs bench/kernels.py)."""
+    return common.load_kernels(language, jit, tag, KERNEL_FILE)[KERNEL]
 
 
 def short_error(err: BaseException) -> str:
