@@ -101,9 +101,9 @@ CONFIGS = {
                 Config(64, 64, 64, 4, 3), Config(64, 128, 64, 4, 3)],
     "small": [Config(64, 64, 32, 4, 4), Config(64, 128, 32, 4, 4), Config(128, 128, 32, 4, 4),
               Config(128, 128, 64, 4, 3), Config(128, 128, 64, 8, 3)],
-    "large": [Config(128, 128, 32, 4, 4), Config(128, 128, 64, 4, 3), Config(128, 128, 64, 8, 3),
-              Config(128, 256, 64, 8, 3), Config(128, 256, 64, 8, 4), Config(256, 128, 64, 8, 3),
-              Config(64, 256, 32, 4, 4)],
+    "large": [Config(128, 128, 32, 4, 4), Config(128, 128, 64, 4, 3), Config(128, 256, 64, 8, 3),
+              Config(128, 256, 64, 8, 4), Config(256, 128, 64, 8, 3), Config(256, 128, 32, 8, 4),
+              Config(128, 256, 32, 8, 4), Config(64, 256, 32, 4, 4)],
 }
 COMPILE_CONFIGS = (Config(128, 128, 64, 4, 3), Config(128, 256, 64, 8, 3))  # cold, then second
 DEFAULT_SHAPES = ([(n, n, n) for n in (512, 1024, 2048, 4096, 8192)]
