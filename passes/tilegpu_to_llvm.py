@@ -22,14 +22,17 @@ from tilec.lowering.context import value_type
 from tilec.passbase import Pass, register
 
 
-def _kernel_module_text(name: str, arg_types: list[ir.Type], threads: int) -> str:
-    args = ", ".join(f"%arg{i}: {t}" for i, t in enumerate(arg_types))
+def _kernel_module_text(name: str, arg_types: list[ir.Type], threads: int,
+                        where: ir.Location) -> str:
+    """The kernel's frame, at the kernel's own location (diagnostics about the gpu.func, the
+    module or its return point to the user's `def`, not to this text)."""
+    args = ", ".join(f"%arg{i}: {t} {where}" for i, t in enumerate(arg_types))
     return (f"gpu.module @kernels {{\n"
             f"  llvm.mlir.global external @global_smem() {{addr_space = 3 : i32, "
-            f"alignment = 16 : i64}} : !llvm.array<0 x i8>\n"
+            f"alignment = 16 : i64}} : !llvm.array<0 x i8> {where}\n"
             f"  gpu.func @{name}({args}) kernel attributes "
             f"{{known_block_size = array<i32: {threads}, 1, 1>}} {{\n"
-            f"    gpu.return\n  }}\n}}")
+            f"    gpu.return {where}\n  }} {where}\n}} {where}")
 
 
 @register
@@ -63,7 +66,8 @@ class ConvertTileGPUToLLVM(Pass):
         arg_types = [value_type(a.type) for a in entry.arguments]
         with func_op.location:
             parsed = ir.Operation.parse(
-                _kernel_module_text(name, arg_types, num_warps * threads_per_warp))
+                _kernel_module_text(name, arg_types, num_warps * threads_per_warp,
+                                    func_op.location))
         gpu_func = [op.operation for op in parsed.regions[0].blocks[0].operations
                     if op.operation.name == "gpu.func"][0]
         if gpu_module is None:

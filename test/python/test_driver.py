@@ -51,6 +51,14 @@ def test_stages_parse_back_with_tilec_opt(tmp_path):
         assert result.returncode == 0, (stage, result.stderr)
 
 
+def test_llvm_stage_locations_point_to_the_kernel_source():
+    """The gpu.func frame, its arguments and return carry the kernel's `def` location, so a
+    diagnostic about them names the user's file, not the text the frame was parsed from."""
+    llvm = compile_binary().asm["llvm"]
+    assert 'loc("-"' not in llvm
+    assert "gpu_kernels.py" in llvm
+
+
 def test_num_warps_reaches_the_kernel():
     k = compile_binary(num_warps=8)
     assert "known_block_size = array<i32: 256, 1, 1>" in k.asm["llvm"]
