@@ -172,6 +172,10 @@ def cmd_cache(args) -> int:
         for key, name, _ in removed:
             print(f"removed {key}  {name}")
         print(f"removed {_entries(len(removed))}, {human_size(size)}, from {cache.root}")
+        from tilec import autotune_store  # tunings name configs of kernels no longer cached
+        tunings = autotune_store.clear()
+        if tunings:
+            print(f"removed {tunings} autotuning result{'s' if tunings != 1 else ''}")
     return 0
 
 

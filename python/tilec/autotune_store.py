@@ -44,6 +44,19 @@ def path_for(key: str) -> Path:
     return cache_dir() / "autotune" / f"{key}.json"
 
 
+def clear() -> int:
+    """Remove every stored tuning result; how many there were."""
+    folder = cache_dir() / "autotune"
+    removed = 0
+    for path in folder.glob("*.json") if folder.is_dir() else ():
+        try:
+            path.unlink()
+            removed += 1
+        except FileNotFoundError:
+            pass
+    return removed
+
+
 def load(key: str, configs: list[str]) -> TuningRecord | None:
     """The stored record for `key` if there is a readable one about exactly `configs`."""
     try:

@@ -234,9 +234,13 @@ def test_cache_list_show_size_clear(tmp_path, private_cache, capsys):
     assert main(["cache", "show", "abcdef0123"]) == 1
     assert "no cache entry" in capsys.readouterr().err
 
+    tuning = private_cache / "autotune" / "0123.json"  # as tilec.autotune stores them
+    tuning.parent.mkdir(parents=True)
+    tuning.write_text("{}")
     assert main(["cache", "clear"]) == 0
     cleared = capsys.readouterr().out
     assert f"removed {key}  add_kernel" in cleared and "removed 1 entry," in cleared
+    assert "removed 1 autotuning result" in cleared and not tuning.exists()
     assert tilec.cache.KernelCache().keys() == []
     assert main(["cache", "size"]) == 0
     assert capsys.readouterr().out.startswith("0 B in 0 entries")
