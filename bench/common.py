@@ -87,6 +87,16 @@ def load_kernels(language, jit, tag: str, path: Path = KERNELS_FILE) -> dict:
     return {kernel: jit(getattr(module, kernel)) for kernel in module.KERNELS}
 
 
+def triton_kernel_info(compiled) -> dict | None:
+    """Registers, spills and shared memory of the CompiledKernel a Triton launch returns."""
+    try:
+        return {"registers": getattr(compiled, "n_regs", None),
+                "spills": getattr(compiled, "n_spills", None),
+                "shared": getattr(compiled.metadata, "shared", None)}
+    except Exception:
+        return None
+
+
 def gpu_available(cupy=None, torch=None) -> bool:
     """Whether CuPy or torch (whichever is given and imports) sees a CUDA device."""
     if cupy is not None:

@@ -441,7 +441,7 @@ class Runners:
                 if "error" not in entry:
                     entry["kernel"] = (self.tilec_info(kernel, config) or ahead.get("kernel")
                                        if name == "tilec"
-                                       else self.triton_info(entry.pop("returned", None)))
+                                       else common.triton_kernel_info(entry.pop("returned", None)))
                 entry.pop("returned", None)
                 entries.append(entry)
                 print(f"  {name:>6} {config.label:<22} " + (
@@ -514,15 +514,6 @@ class Runners:
         except Exception:
             pass
         return None
-
-    @staticmethod
-    def triton_info(compiled) -> dict | None:
-        try:
-            return {"registers": getattr(compiled, "n_regs", None),
-                    "spills": getattr(compiled, "n_spills", None),
-                    "shared": getattr(compiled.metadata, "shared", None)}
-        except Exception:
-            return None
 
 
 class FakeRunners:

@@ -62,16 +62,6 @@ def tilec_kernel_info(jit_fn, constants: dict, num_warps: int) -> dict | None:
     return None
 
 
-def triton_kernel_info(compiled) -> dict | None:
-    """The same for the CompiledKernel a Triton launch returns."""
-    try:
-        return {"registers": getattr(compiled, "n_regs", None),
-                "spills": getattr(compiled, "n_spills", None),
-                "shared": getattr(compiled.metadata, "shared", None)}
-    except Exception:
-        return None
-
-
 class Case:
     """One size's tensors, made by `RowwiseBenchmark.case`:
 
@@ -159,7 +149,7 @@ class Runners:
                     entry["kernel"] = tilec_kernel_info(self.kernels["tilec"],
                                                         {bench.block_arg: block}, num_warps)
                 elif name == "triton":
-                    entry["kernel"] = triton_kernel_info(returned)
+                    entry["kernel"] = common.triton_kernel_info(returned)
                 entry["times_ms"] = common.time_gpu(gpu, launch, self.args.warmup,
                                                     self.args.repeats, flush=self.flush)
                 found[name] = entry
