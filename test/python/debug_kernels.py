@@ -29,6 +29,13 @@ def print_types(h_ptr, b_ptr, BLOCK: tl.constexpr):
 
 
 @tilec.jit
+def print_unsigned(u_ptr, v_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.device_print("u", tl.load(u_ptr + offs))  # uint32: values past 2^31 must not go negative
+    tl.device_print("v", tl.load(v_ptr + offs))  # uint8
+
+
+@tilec.jit
 def print_percent(x_ptr):
     tl.device_print("100%", tl.load(x_ptr))
 

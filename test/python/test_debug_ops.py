@@ -79,6 +79,16 @@ def test_print_widens_what_vprintf_cannot_read():
     assert "cvt.f64.f16" in k.asm["ptx"]
 
 
+def test_unsigned_values_print_zero_extended():
+    k = tilec.compile(K.print_unsigned, signature={"u_ptr": "*u32:16", "v_ptr": "*u8:16"},
+                      constexprs={"BLOCK": 128})
+    formats = set(ptx_strings(k.asm["ptx"]).values())
+    assert formats == {f"{PID} idx (%3d) u: %lld\n", f"{PID} idx (%3d) v: %d\n"}
+    assert "arith.extui %" in k.asm["tile"]
+    assert "tensor<128xi32> to tensor<128xi64>" in k.asm["tile"]
+    assert "tensor<128xi8> to tensor<128xi32>" in k.asm["tile"]
+
+
 def test_percent_in_a_prefix_is_printed_as_is():
     k = tilec.compile(K.print_percent, signature={"x_ptr": "*i32"})
     assert set(ptx_strings(k.asm["ptx"]).values()) == {f"{PID} idx () 100%%: %d\n"}

@@ -437,6 +437,12 @@ def device_print(prefix, *args, hex=False, _semantic=None) -> None:
             arg = semantic.to_tensor(arg) if semantic.is_literal(arg) else None
             if arg is None:
                 raise SemanticError("tl.device_print prints numbers and tensors")
+        if arg.dtype.is_int_unsigned() and not arg.dtype.is_bool() and not _u(hex):
+            # tile.print formats integers as signed: zero-extended into a wider signed type
+            # the value prints right (64-bit values at or past 2^63 still print negative).
+            wider = int32 if arg.dtype.int_bitwidth < 32 else int64
+            if arg.dtype.int_bitwidth < 64:
+                arg = semantic.cast(arg, wider)
         tile.print_(prefix, arg.handle, bool(_u(hex)))
 
 
