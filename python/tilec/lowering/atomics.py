@@ -13,7 +13,7 @@ from tilec.layouts import to_linear
 from tilec.lowering.context import (Distributed, Lowering, i32, owner_predicate, rule,
                                     scalar_type)
 from tilec.lowering.elementwise import _DYNAMIC_INDEX, _linear_offsets, _row_major
-from tilec.shared_memory import storage_bytes
+from tilec.shared_memory import numel, storage_bytes
 
 _ORDERING = {"relaxed": "monotonic", "acquire": "acquire", "release": "release",
              "acq_rel": "acq_rel"}
@@ -64,10 +64,7 @@ def _atomic(ctx: Lowering, op: ir.Operation, build) -> list:
 
 def _broadcast_from_owner(ctx: Lowering, values, owner, layout, shape, element):
     """Owners write the old values to shared memory; every holder reads them back."""
-    numel = 1
-    for s in shape:
-        numel *= s
-    base = ctx.scratch(max(numel, 1) * storage_bytes(element))
+    base = ctx.scratch(max(numel(shape), 1) * storage_bytes(element))
     smem_ptr = ir.Type.parse("!llvm.ptr<3>")
     linear = to_linear(layout, tuple(shape)) if layout is not None else None
     thread = _linear_offsets(ctx, layout, shape) if layout is not None else None

@@ -55,6 +55,24 @@ def scalar_type(t: ir.Type) -> ir.Type:
     return element
 
 
+def memory_type(t: ir.Type) -> ir.Type:
+    """The type an element of type `t` has in memory (global or shared): booleans as bytes."""
+    if isinstance(t, ir.IntegerType) and t.width == 1:
+        return ir.IntegerType.get_signless(8)
+    return t
+
+
+def to_memory(value: ir.Value) -> ir.Value:
+    """`value` as it is written to memory (see memory_type)."""
+    stored = memory_type(value.type)
+    return arith.extui(stored, value) if stored != value.type else value
+
+
+def from_memory(value: ir.Value, t: ir.Type) -> ir.Value:
+    """A value read from memory back as type `t` (see memory_type)."""
+    return arith.trunci(t, value) if value.type != t else value
+
+
 def value_type(t: ir.Type) -> ir.Type:
     """The type of a scalar (non-tensor) value after lowering."""
     return scalar_type(t)

@@ -18,8 +18,9 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 
 from tilec.layouts import to_linear
-from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
-from tilec.shared_memory import pad_shift, padded_slots, storage_bytes
+from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
+                                    scalar_type, to_memory)
+from tilec.shared_memory import numel, pad_shift, padded_slots, storage_bytes
 
 _DYNAMIC_INDEX = -2147483648
 
@@ -40,6 +41,12 @@ def coordinate(ctx: Lowering, layout, shape, reg: int) -> list[Part]:
     return list(zip(consts, offsets))
 
 
+def part_value(part: Part) -> ir.Value:
+    """One coordinate as an i32: its constant plus this thread's offset."""
+    constant, offset = part
+    return i32(constant) if offset is None else arith.addi(offset, i32(constant))
+
+
 def linear_index(parts: list[Part], strides_: list[int]) -> ir.Value:
     constant, total = 0, None
     for (c, off), stride in zip(parts, strides_):
@@ -53,12 +60,11 @@ def linear_index(parts: list[Part], strides_: list[int]) -> ir.Value:
 class Scratch:
     """One round trip through shared memory for values of `element` type."""
 
-    def __init__(self, ctx: Lowering, element: ir.Type, numel: int):
-        self.is_bool = isinstance(element, ir.IntegerType) and element.width == 1
+    def __init__(self, ctx: Lowering, element: ir.Type, count: int):
         self.element = element
-        self.stored = ir.IntegerType.get_signless(8) if self.is_bool else element
+        self.stored = memory_type(element)
         size = storage_bytes(self.stored)
-        self.base = ctx.scratch(padded_slots(numel, size) * size)
+        self.base = ctx.scratch(padded_slots(count, size) * size)
         self.shift = pad_shift(size)
         self.pointer = ir.Type.parse("!llvm.ptr<3>")
 
@@ -68,23 +74,20 @@ class Scratch:
                                   self.stored, 0)
 
     def write(self, value: ir.Value, index: ir.Value) -> None:
-        if self.is_bool:
-            value = arith.extui(self.stored, value)
-        llvm.store(value, self.address(index))
+        llvm.store(to_memory(value), self.address(index))
 
     def wait(self) -> None:
         ir.Operation.create("gpu.barrier")
 
     def read(self, index: ir.Value) -> ir.Value:
-        value = llvm.load(self.stored, self.address(index))
-        return arith.trunci(self.element, value) if self.is_bool else value
+        return from_memory(llvm.load(self.stored, self.address(index)), self.element)
 
 
 def move(ctx: Lowering, writes: list[tuple[Distributed, Callable]], layout, shape,
-         read_index: Callable, element: ir.Type, numel: int) -> Distributed:
+         read_index: Callable, element: ir.Type, count: int) -> Distributed:
     """Write each source register at `where(coordinate parts)`, then read each register of
     (layout, shape) at `read_index(coordinate parts, reg)`."""
-    scratch = Scratch(ctx, element, numel)
+    scratch = Scratch(ctx, element, count)
     for src, where in writes:
         for reg, value in enumerate(src.values):
             scratch.write(value, where(coordinate(ctx, src.layout, src.shape, reg)))
@@ -94,18 +97,11 @@ def move(ctx: Lowering, writes: list[tuple[Distributed, Callable]], layout, shap
     return Distributed(layout, tuple(shape), values)
 
 
-def _numel(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
-
-
 def convert_through_shared(ctx: Lowering, src: Distributed, layout, shape,
                            element: ir.Type) -> Distributed:
     s = strides(shape)
     return move(ctx, [(src, lambda parts: linear_index(parts, s))], layout, shape,
-                lambda parts, reg: linear_index(parts, s), element, _numel(shape))
+                lambda parts, reg: linear_index(parts, s), element, numel(shape))
 
 
 @rule("tile.trans")
@@ -118,7 +114,7 @@ def lower_trans(ctx: Lowering, op: ir.Operation):
     def where(parts):  # output dim k holds input dim order[k]
         return linear_index([parts[d] for d in order], s)
     return [move(ctx, [(src, where)], layout, shape, lambda parts, reg: linear_index(parts, s),
-                 scalar_type(op.results[0].type), _numel(shape))]
+                 scalar_type(op.results[0].type), numel(shape))]
 
 
 @rule("tile.reshape")
@@ -128,7 +124,7 @@ def lower_reshape(ctx: Lowering, op: ir.Operation):
     in_strides, out_strides = strides(src.shape), strides(shape)
     return [move(ctx, [(src, lambda parts: linear_index(parts, in_strides))], layout, shape,
                  lambda parts, reg: linear_index(parts, out_strides),
-                 scalar_type(op.results[0].type), _numel(shape))]
+                 scalar_type(op.results[0].type), numel(shape))]
 
 
 @rule("tile.join")
@@ -139,7 +135,7 @@ def lower_join(ctx: Lowering, op: ir.Operation):
     writes = [(lhs, lambda parts: linear_index(parts + [(0, None)], s)),
               (rhs, lambda parts: linear_index(parts + [(1, None)], s))]
     return [move(ctx, writes, layout, shape, lambda parts, reg: linear_index(parts, s),
-                 scalar_type(op.results[0].type), _numel(shape))]
+                 scalar_type(op.results[0].type), numel(shape))]
 
 
 @rule("tile.split")
@@ -162,7 +158,7 @@ def lower_split(ctx: Lowering, op: ir.Operation):
             continue
         results.append(move(ctx, [(src, lambda parts: linear_index(parts, s))], layout, shape,
                             lambda parts, reg, h=half: linear_index(parts + [(h, None)], s),
-                            element, _numel(src.shape)))
+                            element, numel(src.shape)))
     return results
 
 
@@ -177,7 +173,7 @@ def lower_cat(ctx: Lowering, op: ir.Operation):
         return linear_index([(parts[0][0] + rows, parts[0][1])] + parts[1:], s)
     writes = [(lhs, lambda parts: linear_index(parts, s)), (rhs, shifted)]
     return [move(ctx, writes, layout, shape, lambda parts, reg: linear_index(parts, s),
-                 scalar_type(op.results[0].type), _numel(shape))]
+                 scalar_type(op.results[0].type), numel(shape))]
 
 
 @rule("tile.gather")
@@ -197,4 +193,4 @@ def lower_gather(ctx: Lowering, op: ir.Operation):
         parts[axis] = (0, picked)
         return linear_index(parts, s)
     return [move(ctx, [(src, lambda parts: linear_index(parts, s))], layout, shape, read,
-                 scalar_type(op.results[0].type), _numel(src.shape))]
+                 scalar_type(op.results[0].type), numel(src.shape))]

@@ -20,8 +20,8 @@ from mlir.dialects import arith, llvm, scf
 
 from tilec.diagnostics import file_line_col
 from tilec.layouts import to_linear
-from tilec.lowering.context import Lowering, i32, owner_predicate, rule
-from tilec.lowering.data_movement import coordinate
+from tilec.lowering.context import Lowering, owner_predicate, rule
+from tilec.lowering.data_movement import coordinate, part_value
 from tilec.lowering.elementwise import grid_index
 
 
@@ -92,11 +92,6 @@ def _print_line(ctx: Lowering, prefix: str, value: ir.Value | None, hex: bool,
                         attributes={"format": ir.StringAttr.get(fmt + "\n")})
 
 
-def _index(parts) -> list[ir.Value]:
-    """The coordinate's values from its (constant, thread offset) parts."""
-    return [i32(c) if off is None else arith.addi(off, i32(c)) for c, off in parts]
-
-
 def _distinct_registers(layout, shape) -> list[int]:
     """The registers holding distinct elements (a zero register basis repeats elements)."""
     linear = to_linear(layout, tuple(shape))
@@ -131,7 +126,7 @@ def lower_print(ctx: Lowering, op: ir.Operation):
         else:
             values = ctx.get(operand).values
             for reg in _distinct_registers(layout, shape):
-                index = _index(coordinate(ctx, layout, shape, reg))
+                index = [part_value(p) for p in coordinate(ctx, layout, shape, reg)]
                 _print_line(ctx, prefix, values[reg], hex, index, shape)
     return []
 

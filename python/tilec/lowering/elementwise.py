@@ -7,8 +7,8 @@ from mlir.dialects import arith, llvm
 
 from tilec.dialects import tile
 from tilec.layouts import to_linear
-from tilec.lowering.context import (Distributed, Lowering, LoweringError, i32, rule, scalar_type,
-                                    value_type)
+from tilec.lowering.context import (Distributed, Lowering, LoweringError, i32, memory_type, rule,
+                                    scalar_type, value_type)
 
 _DYNAMIC_INDEX = -2147483648  # GEP's marker for an index given as an operand
 
@@ -188,9 +188,7 @@ def _row_major(coord, shape) -> int:
 @rule("tile.addptr")
 def lower_addptr(ctx: Lowering, op: ir.Operation):
     ptrs, offsets = ctx.get(op.operands[0]), ctx.get(op.operands[1])
-    pointee = tile.ptr_pointee(tile.element_type(op.operands[0].type))
-    if isinstance(pointee, ir.IntegerType) and pointee.width == 1:
-        pointee = ir.IntegerType.get_signless(8)
+    pointee = memory_type(tile.ptr_pointee(tile.element_type(op.operands[0].type)))
     ptr_type = scalar_type(op.results[0].type)
 
     def gep(p, o):

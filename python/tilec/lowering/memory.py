@@ -11,7 +11,8 @@ from mlir import ir
 from mlir.dialects import arith, llvm, scf
 
 from tilec.layouts import contiguous_registers
-from tilec.lowering.context import Distributed, Lowering, i32, owner_predicate, rule, scalar_type
+from tilec.lowering.context import (Distributed, Lowering, i32, memory_type, owner_predicate, rule,
+                                    scalar_type)
 
 
 def _segments(op: ir.Operation) -> list[ir.Value | None]:
@@ -35,13 +36,6 @@ def _vector_width(layout, shape, element: ir.Type, registers: int) -> int:
     while vec > 1 and vec * _bytes(element) > 16:
         vec //= 2
     return min(vec, registers)
-
-
-def _memory_element(element: ir.Type) -> ir.Type:
-    """Booleans live in memory as bytes."""
-    if isinstance(element, ir.IntegerType) and element.width == 1:
-        return ir.IntegerType.get_signless(8)
-    return element
 
 
 def _as_list(lowered, count: int) -> list:
@@ -97,7 +91,7 @@ def lower_load(ctx: Lowering, op: ir.Operation):
     ptr_v, mask_v, other_v = _segments(op)
     result = op.results[0]
     element = scalar_type(result.type)
-    memory_element = _memory_element(element)
+    memory_element = memory_type(element)
     volatile = ir.BoolAttr(op.attributes["is_volatile"]).value
     ptrs = ctx.get(ptr_v)
     if not isinstance(ptrs, Distributed):

@@ -11,9 +11,10 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 
 from tilec.layouts import to_linear
-from tilec.lowering.context import Distributed, Lowering, LoweringError, i32, rule, scalar_type
+from tilec.lowering.context import (Distributed, Lowering, LoweringError, from_memory, i32,
+                                    memory_type, rule, scalar_type, to_memory)
 from tilec.lowering.elementwise import _DYNAMIC_INDEX, _row_major
-from tilec.shared_memory import storage_bytes
+from tilec.shared_memory import numel, reduce_warp_bits, storage_bytes
 
 _FULL_MASK = -1
 
@@ -94,7 +95,7 @@ def lower_reduce(ctx: Lowering, op: ir.Operation):
                 other = [shuffle_xor(v, 1 << bit) for v in values]
                 groups[key] = combine(ctx, op, values, other)
     # 3. Across warps: each warp's partials meet in shared memory.
-    warp_bits = [bit for bit, basis in enumerate(linear.warp) if basis[axis]]
+    warp_bits = reduce_warp_bits(op)
     if warp_bits:
         groups = _across_warps(ctx, op, groups, src, axis, warp_bits, out_coord)
     return _results(ctx, op, groups)
@@ -117,9 +118,6 @@ def _results(ctx: Lowering, op: ir.Operation, groups: dict[tuple, list]):
 def _across_warps(ctx: Lowering, op: ir.Operation, groups: dict, src: Distributed, axis: int,
                   warp_bits: list[int], out_coord) -> dict:
     out_shape = tuple(s for d, s in enumerate(src.shape) if d != axis)
-    numel = 1
-    for s in out_shape:
-        numel *= s
     warps_along = 1 << len(warp_bits)
     # This warp's position along the axis, from its warp-id bits that move along it.
     position = None
@@ -142,7 +140,7 @@ def _across_warps(ctx: Lowering, op: ir.Operation, groups: dict, src: Distribute
         stride *= src.shape[d]
     element_types = [scalar_type(v.type) for v in op.operands]
     sizes = [storage_bytes(t) for t in element_types]
-    region_bytes = [numel * warps_along * s for s in sizes]
+    region_bytes = [numel(out_shape) * warps_along * s for s in sizes]
     base = ctx.scratch(sum(region_bytes))
     smem_ptr = ir.Type.parse("!llvm.ptr<3>")
 
@@ -152,38 +150,19 @@ def _across_warps(ctx: Lowering, op: ir.Operation, groups: dict, src: Distribute
         index = i32(constant) if thread_index is None else arith.addi(
             arith.muli(thread_index, i32(warps_along)), i32(constant))
         index = arith.addi(index, warp_index)
-        stored = _storage_type(element_types[which])
+        stored = memory_type(element_types[which])
         return llvm.getelementptr(smem_ptr, base, [index], [_DYNAMIC_INDEX], stored, 0)
 
     for key, values in groups.items():
         for which, value in enumerate(values):
-            llvm.store(_to_storage(value), slot(which, key, position))
+            llvm.store(to_memory(value), slot(which, key, position))
     ir.Operation.create("gpu.barrier")
     merged = {}
     for key in groups:
         acc = None
         for w in range(warps_along):
-            loaded = [_from_storage(llvm.load(_storage_type(t), slot(which, key, i32(w))), t)
+            loaded = [from_memory(llvm.load(memory_type(t), slot(which, key, i32(w))), t)
                       for which, t in enumerate(element_types)]
             acc = loaded if acc is None else combine(ctx, op, acc, loaded)
         merged[key] = acc
     return merged
-
-
-def _storage_type(t: ir.Type) -> ir.Type:
-    if isinstance(t, ir.IntegerType) and t.width == 1:
-        return ir.IntegerType.get_signless(8)
-    return t
-
-
-def _to_storage(value: ir.Value) -> ir.Value:
-    if isinstance(value.type, ir.IntegerType) and value.type.width == 1:
-        return arith.extui(ir.IntegerType.get_signless(8), value)
-    return value
-
-
-def _from_storage(value: ir.Value, t: ir.Type) -> ir.Value:
-    if isinstance(t, ir.IntegerType) and t.width == 1:
-        return arith.trunci(t, value)
-    return value
-

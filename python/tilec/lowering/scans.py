@@ -10,10 +10,12 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 
 from tilec.layouts import to_linear
-from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
-from tilec.lowering.data_movement import _DYNAMIC_INDEX, coordinate, linear_index, strides
+from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
+                                    scalar_type, to_memory)
+from tilec.lowering.data_movement import (_DYNAMIC_INDEX, coordinate, linear_index, part_value,
+                                          strides)
 from tilec.lowering.reductions import combine
-from tilec.shared_memory import SLOT_BYTES
+from tilec.shared_memory import SLOT_BYTES, numel
 
 
 @rule("tile.scan")
@@ -24,22 +26,19 @@ def lower_scan(ctx: Lowering, op: ir.Operation):
     layout, shape = inputs[0].layout, inputs[0].shape
     if shape[axis] == 1:  # each element is its own prefix
         return inputs
-    numel = 1
-    for s in shape:
-        numel *= s
+    elements = numel(shape)
     types = [scalar_type(v.type) for v in op.operands]
-    stored = [ir.IntegerType.get_signless(8) if isinstance(t, ir.IntegerType) and t.width == 1
-              else t for t in types]
-    base = ctx.scratch(numel * SLOT_BYTES * len(inputs))
+    stored = [memory_type(t) for t in types]
+    base = ctx.scratch(elements * SLOT_BYTES * len(inputs))
     byte = ir.IntegerType.get_signless(8)
     smem_ptr = ir.Type.parse("!llvm.ptr<3>")
-    regions = [llvm.getelementptr(smem_ptr, base, [i32(k * numel * SLOT_BYTES)],
+    regions = [llvm.getelementptr(smem_ptr, base, [i32(k * elements * SLOT_BYTES)],
                                   [_DYNAMIC_INDEX], byte, 0) for k in range(len(inputs))]
     s = strides(shape)
     count = to_linear(layout, tuple(shape)).num_registers
     coords = [coordinate(ctx, layout, shape, reg) for reg in range(count)]
     indices = [linear_index(parts, s) for parts in coords]
-    axis_coords = [_value(parts[axis]) for parts in coords]
+    axis_coords = [part_value(parts[axis]) for parts in coords]
     values = [[d.values[reg] for d in inputs] for reg in range(count)]
 
     def address(k, index):
@@ -51,9 +50,7 @@ def lower_scan(ctx: Lowering, op: ir.Operation):
             ir.Operation.create("gpu.barrier")
         for reg in range(count):
             for k, value in enumerate(values[reg]):
-                if stored[k] != types[k]:
-                    value = arith.extui(stored[k], value)
-                llvm.store(value, address(k, indices[reg]))
+                llvm.store(to_memory(value), address(k, indices[reg]))
         ir.Operation.create("gpu.barrier")
         new_values = []
         for reg in range(count):
@@ -67,8 +64,7 @@ def lower_scan(ctx: Lowering, op: ir.Operation):
             safe = arith.select(has, other_index, indices[reg])
             others = []
             for k in range(len(inputs)):
-                loaded = llvm.load(stored[k], address(k, safe))
-                others.append(arith.trunci(types[k], loaded) if stored[k] != types[k] else loaded)
+                others.append(from_memory(llvm.load(stored[k], address(k, safe)), types[k]))
             mine = values[reg]
             combined = combine(ctx, op, others, mine)  # (the earlier element, this one)
             new_values.append([arith.select(has, c, v) for c, v in zip(combined, mine)])
@@ -76,11 +72,6 @@ def lower_scan(ctx: Lowering, op: ir.Operation):
         step *= 2
     return [Distributed(layout, shape, [values[reg][k] for reg in range(count)])
             for k in range(len(inputs))]
-
-
-def _value(part) -> ir.Value:
-    constant, offset = part
-    return i32(constant) if offset is None else arith.addi(offset, i32(constant))
 
 
 @rule("tile.sort")
@@ -95,16 +86,13 @@ def lower_sort(ctx: Lowering, op: ir.Operation):
     if shape[axis] == 1:
         return [src]
     element = scalar_type(op.operands[0].type)
-    numel = 1
-    for s in shape:
-        numel *= s
-    base = ctx.scratch(numel * SLOT_BYTES)
+    base = ctx.scratch(numel(shape) * SLOT_BYTES)
     smem_ptr = ir.Type.parse("!llvm.ptr<3>")
     s = strides(shape)
     count = len(src.values)
     coords = [coordinate(ctx, layout, shape, reg) for reg in range(count)]
     indices = [linear_index(parts, s) for parts in coords]
-    positions = [_value(parts[axis]) for parts in coords]
+    positions = [part_value(parts[axis]) for parts in coords]
     values = list(src.values)
     is_float = not isinstance(element, ir.IntegerType)
 

@@ -22,8 +22,9 @@ from mlir.dialects import arith, llvm
 
 from tilec.dialects.tilegpu import DotOperandLayout, MemDesc, MmaLayout, SharedLayout
 from tilec.layouts import contiguous_registers, layout_order, to_linear
-from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
-from tilec.lowering.data_movement import _DYNAMIC_INDEX, coordinate
+from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
+                                    scalar_type, to_memory)
+from tilec.lowering.data_movement import _DYNAMIC_INDEX, coordinate, part_value
 from tilec.shared_memory import copy_width, memdesc_bytes, numel, storage_bytes
 
 _SMEM = "!llvm.ptr<3>"
@@ -40,17 +41,6 @@ class SharedBuffer:
         if any(self.origin):
             coord = [c if not o else arith.addi(c, i32(o)) for c, o in zip(coord, self.origin)]
         return element_offset(self.desc, coord)
-
-
-def _storage(element: ir.Type) -> ir.Type:
-    if isinstance(element, ir.IntegerType) and element.width == 1:
-        return ir.IntegerType.get_signless(8)
-    return element
-
-
-def _value(part) -> ir.Value:
-    constant, offset = part
-    return i32(constant) if offset is None else arith.addi(offset, i32(constant))
 
 
 def element_offset(desc: MemDesc, coord: list[ir.Value]) -> ir.Value:
@@ -91,9 +81,9 @@ def store(ctx: Lowering, buffer: SharedBuffer, value: Distributed) -> None:
     if layout_order(value.layout)[0] == layout.order[0]:
         run = min(contiguous_registers(value.layout, tuple(value.shape)), layout.vec)
     for reg in range(0, linear.num_registers, run):
-        coord = [_value(p) for p in coordinate(ctx, value.layout, value.shape, reg)]
+        coord = [part_value(p) for p in coordinate(ctx, value.layout, value.shape, reg)]
         pointer = _address(buffer, buffer.offset(coord))
-        items = [_to_storage(v, buffer.element) for v in value.values[reg:reg + run]]
+        items = [to_memory(v) for v in value.values[reg:reg + run]]
         if run == 1:
             llvm.store(items[0], pointer)
             continue
@@ -104,19 +94,11 @@ def store(ctx: Lowering, buffer: SharedBuffer, value: Distributed) -> None:
         llvm.store(vector, pointer, alignment=run * storage_bytes(buffer.element))
 
 
-def _to_storage(value: ir.Value, stored: ir.Type) -> ir.Value:
-    return arith.extui(stored, value) if value.type != stored else value
-
-
-def _from_storage(value: ir.Value, element: ir.Type) -> ir.Value:
-    return arith.trunci(element, value) if value.type != element else value
-
-
 @rule("tilegpu.local_alloc")
 def lower_local_alloc(ctx: Lowering, op: ir.Operation):
     result = op.results[0]
     desc = MemDesc.from_type(result.type)
-    element = _storage(ir.Type.parse(desc.element_type))
+    element = memory_type(ir.Type.parse(desc.element_type))
     base = ctx.scratch(memdesc_bytes(result.type))
     buffer = SharedBuffer(base, desc, element)
     if len(op.operands):
@@ -174,9 +156,9 @@ def lower_local_load(ctx: Lowering, op: ir.Operation):
     linear = to_linear(layout, shape)
     values = []
     for reg in range(linear.num_registers):
-        coord = [_value(p) for p in coordinate(ctx, layout, shape, reg)]
+        coord = [part_value(p) for p in coordinate(ctx, layout, shape, reg)]
         loaded = llvm.load(buffer.element, _address(buffer, buffer.offset(coord)))
-        values.append(_from_storage(loaded, element))
+        values.append(from_memory(loaded, element))
     return [Distributed(layout, shape, values)]
 
 
@@ -320,7 +302,7 @@ def lower_async_copy(ctx: Lowering, op: ir.Operation):
     modifier = ir.Attribute.parse(f"#nvvm<load_cache_modifier {'cg' if nbytes == 16 else 'ca'}>")
     linear = to_linear(src.layout, tuple(src.shape))
     for reg in range(0, linear.num_registers, run):
-        coord = [_value(p) for p in coordinate(ctx, src.layout, src.shape, reg)]
+        coord = [part_value(p) for p in coordinate(ctx, src.layout, src.shape, reg)]
         dst = _address(buffer, buffer.offset(coord))
         size = None
         if mask is not None:
