@@ -79,6 +79,19 @@ class LinearLayout:
         parts = (self.register_coords(reg), self.lane_coords(lane), self.warp_coords(warp))
         return tuple(a ^ b ^ c for a, b, c in zip(*parts))
 
+    def replicated_bits(self) -> tuple[int, int]:
+        """(lane mask, warp mask): the lane- and warp-id bits with a zero basis. Threads that
+        differ only in those bits hold the same elements."""
+        return tuple(sum(1 << bit for bit, basis in enumerate(bases) if not any(basis))
+                     for bases in (self.lane, self.warp))
+
+    def threads_hold_alike(self, source: "LinearLayout", project=lambda coord: coord) -> bool:
+        """Whether every lane and warp holds, here, the elements it holds in `source` (this
+        layout's coordinates mapped into the source's by `project`): then no data crosses
+        threads between the two."""
+        return all([project(b) for b in mine] == list(theirs)
+                   for mine, theirs in ((self.lane, source.lane), (self.warp, source.warp)))
+
     def is_disjoint(self) -> bool:
         """Whether the bases of all inputs use disjoint coordinate bits, so XOR is addition
         (true for blocked layouts and their slices): lowering then adds offsets."""

@@ -72,13 +72,11 @@ def _per_element(value: ir.Value, count_from: ir.Value | None = None) -> int:
     return padded_slots(numel(shape), size) * size
 
 
-def crosses_threads(src_type: ir.Type, dst_type: ir.Type, project=lambda coord: coord) -> bool:
-    """Whether some lane or warp holds different elements in the two layouts (coordinates of
-    the destination mapped to the source's by `project`)."""
+def crosses_threads(src_type: ir.Type, dst_type: ir.Type) -> bool:
+    """Whether some lane or warp holds different elements in the two layouts."""
     src = to_linear(tilegpu.tensor_layout(src_type), tuple(src_type.shape))
     dst = to_linear(tilegpu.tensor_layout(dst_type), tuple(dst_type.shape))
-    return any([project(b) for b in dst_bases] != list(src_bases)
-               for dst_bases, src_bases in ((dst.lane, src.lane), (dst.warp, src.warp)))
+    return not dst.threads_hold_alike(src)
 
 
 def reduce_warp_bits(op: ir.Operation) -> list[int]:
@@ -95,7 +93,7 @@ def _replicated(value: ir.Value) -> bool:
     if not isinstance(value.type, ir.RankedTensorType):
         return True
     linear = to_linear(tilegpu.tensor_layout(value.type), tuple(value.type.shape))
-    return any(not any(basis) for basis in (*linear.lane, *linear.warp))
+    return any(linear.replicated_bits())
 
 
 def _reduce(op: ir.Operation) -> int:

@@ -223,9 +223,7 @@ def owner_predicate(ctx: Lowering, layout, shape) -> ir.Value | None:
     if layout is None:  # a scalar: every thread has it; thread 0 of the program owns it
         lane_bits, warp_bits = ctx.threads_per_warp - 1, ctx.num_warps - 1
     else:
-        linear = to_linear(layout, tuple(shape))
-        lane_bits = sum(1 << b for b, basis in enumerate(linear.lane) if not any(basis))
-        warp_bits = sum(1 << b for b, basis in enumerate(linear.warp) if not any(basis))
+        lane_bits, warp_bits = to_linear(layout, tuple(shape)).replicated_bits()
     if not lane_bits and not warp_bits:
         return None
     predicate = None

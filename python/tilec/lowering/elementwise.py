@@ -111,11 +111,9 @@ def remap_registers(ctx: Lowering, op: ir.Operation, src: Distributed, layout, s
     crosses threads)."""
     dst_linear = to_linear(layout, shape)
     src_linear = to_linear(src.layout, src.shape)
-    for dst_bases, src_bases in ((dst_linear.lane, src_linear.lane),
-                                 (dst_linear.warp, src_linear.warp)):
-        if [project(b) for b in dst_bases] != list(src_bases):
-            raise NotImplementedError(f"moving data between threads ({src.layout.text()} to "
-                                      f"{layout.text()})")
+    if not dst_linear.threads_hold_alike(src_linear, project):
+        raise NotImplementedError(f"moving data between threads ({src.layout.text()} to "
+                                  f"{layout.text()})")
     where = {src_linear.register_coords(r): r for r in range(src_linear.num_registers)}
     values = []
     for reg in range(dst_linear.num_registers):
