@@ -15,8 +15,9 @@ import numpy as np
 from tilec.interpreter.values import Block, numpy_dtype
 from tilec.language import dtypes as T
 from tilec.language.core import SemanticError, unwrap
-from tilec.language.semantic import (broadcast_shapes, check_floating, check_literal, is_literal,
-                                     literal_type, operand_type, promoted_type)
+from tilec.language.semantic import (broadcast_shapes, check_floating, check_literal,
+                                     check_umulhi, is_literal, literal_type, operand_type,
+                                     promoted_type)
 
 CHECK_OVERFLOW = True  # set by the launch from the interpreter's checks
 
@@ -286,8 +287,7 @@ def fma(x, y, z) -> Block:
 
 def umulhi(x, y) -> Block:
     x, y = promote(x, y)
-    if not x.elem.is_int() or x.elem.int_bitwidth != 32:
-        raise SemanticError(f"tl.umulhi needs 32-bit integer operands, got {x.elem}")
+    check_umulhi(x.elem)
     product = x.data.view(np.uint32).astype(np.uint64) * y.data.view(np.uint32).astype(np.uint64)
     return Block((product >> np.uint64(32)).astype(np.uint32).view(x.data.dtype), x.elem)
 

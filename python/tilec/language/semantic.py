@@ -435,8 +435,13 @@ def fma(x, y, z) -> tensor:
     return tensor(math.fma(x.handle, y.handle, z.handle), x.type)
 
 
+def check_umulhi(ty: dtype) -> None:
+    """tl.umulhi takes 32-bit integers (shared by the compiler and the interpreter)."""
+    if not ty.is_int() or ty.int_bitwidth != 32:
+        raise SemanticError(f"tl.umulhi needs 32-bit integer operands, got {ty}")
+
+
 def umulhi(x, y) -> tensor:
     x, y = promote(x, y)
-    if not x.dtype.is_int() or x.dtype.int_bitwidth != 32:
-        raise SemanticError(f"tl.umulhi needs 32-bit integer operands, got {x.dtype}")
+    check_umulhi(x.dtype)
     return tensor(arith.mului_extended(x.handle, y.handle)[1], x.type)
