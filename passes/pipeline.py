@@ -46,7 +46,8 @@ from mlir.dialects import arith, scf
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import MemDesc
 from tilec.passbase import Option, Pass, ops_in, register
-from tilec.passes.combine import erase_dead_ops, is_pure
+from tilec.passes.coalesce import access_mask
+from tilec.passes.combine import constant_int, constant_value, erase_dead_ops, is_pure
 from tilec.shared_memory import FREE_SLOT_ATTR, copy_width
 
 _STAGES_ATTR = "tile.num_stages"
@@ -58,17 +59,9 @@ def _owner(value: ir.Value) -> ir.Operation | None:
 
 
 def _is_zero(value: ir.Value) -> bool:
-    op = _owner(value)
-    if op is None or op.name != "arith.constant":
-        return False
-    attr = op.attributes["value"]
-    if isinstance(attr, ir.DenseElementsAttr):
-        if not attr.is_splat:
-            return False
-        attr = attr.get_splat_value()
-    if isinstance(attr, ir.FloatAttr):
-        return attr.value == 0.0
-    return isinstance(attr, ir.IntegerAttr) and attr.value == 0
+    """A (splat) constant zero, integer or float."""
+    attr = constant_value(value)
+    return attr.value == 0.0 if isinstance(attr, ir.FloatAttr) else constant_int(value) == 0
 
 
 class _Loop:
@@ -137,8 +130,7 @@ class _Stage:
         self.load = load
         self.alloc = alloc
         self.ptr = load.operands[0]
-        segments = list(ir.DenseI32ArrayAttr(load.attributes["operandSegmentSizes"]))
-        self.mask = load.operands[1] if segments[1] else None
+        self.mask = access_mask(load)
         self.desc = MemDesc.from_type(alloc.results[0].type)
 
 
@@ -171,10 +163,7 @@ def _i32(value: int) -> ir.Value:
 
 
 def _positive_constant(value: ir.Value) -> bool:
-    op = _owner(value)
-    return op is not None and op.name == "arith.constant" and \
-        isinstance(op.attributes["value"], ir.IntegerAttr) and \
-        ir.IntegerAttr(op.attributes["value"]).value > 0
+    return (constant_int(value) or 0) > 0
 
 
 class _Pipeliner:

@@ -25,6 +25,7 @@ from tilec.layouts import contiguous_registers, layout_order, to_linear
 from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
                                     scalar_type, to_memory)
 from tilec.lowering.data_movement import _DYNAMIC_INDEX, coordinate, part_value
+from tilec.passes.combine import constant_int
 from tilec.shared_memory import copy_width, memdesc_bytes, numel, storage_bytes
 
 _SMEM = "!llvm.ptr<3>"
@@ -140,10 +141,10 @@ def lower_memdesc_subview(ctx: Lowering, op: ir.Operation):
 
 
 def _constant(value: ir.Value) -> int:
-    owner = value.owner
-    if not isinstance(owner, (ir.Operation, ir.OpView)) or owner.name != "arith.constant":
+    found = constant_int(value)
+    if found is None:
         raise NotImplementedError("a view inside a shared tile needs constant offsets")
-    return ir.IntegerAttr(owner.operation.attributes["value"]).value
+    return found
 
 
 @rule("tilegpu.local_load")
