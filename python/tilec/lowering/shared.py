@@ -25,7 +25,6 @@ from tilec.layouts import contiguous_registers, layout_order, to_linear
 from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
                                     scalar_type, to_memory)
 from tilec.lowering.data_movement import _DYNAMIC_INDEX, coordinate, part_value
-from tilec.passes.combine import constant_int
 from tilec.shared_memory import copy_width, memdesc_bytes, numel, storage_bytes
 
 _SMEM = "!llvm.ptr<3>"
@@ -141,6 +140,7 @@ def lower_memdesc_subview(ctx: Lowering, op: ir.Operation):
 
 
 def _constant(value: ir.Value) -> int:
+    from tilec.passes.combine import constant_int  # tilec.passes imports the lowering
     found = constant_int(value)
     if found is None:
         raise NotImplementedError("a view inside a shared tile needs constant offsets")
