@@ -8,8 +8,9 @@ conversions fold. Afterwards dead ops are erased and identical side-effect-free 
 Loads and stores keep the layouts tilegpu-coalesce chose: the conversions next to them are
 pushed away from them. A reduction whose operands are conversions reduces the unconverted
 values instead (a reduction works in any layout), and a value written to shared memory is
-written unconverted. Loop-carried values take the layout their loop wants (see
-retype_loop_carried).
+written unconverted. An elementwise op that narrows the values of a conversion (`acc.to(tl.float16)`
+of a dot result) runs before it, so fewer bytes are converted. Loop-carried values take the
+layout their loop wants (see retype_loop_carried).
 
 Example:
     %x = "tile.load"(...) : ... -> tensor<1024xf32, #L4>
@@ -29,6 +30,7 @@ from mlir import ir
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import SliceLayout
 from tilec.passbase import Pass, ops_in, register
+from tilec.passes.axis_info import bit_width
 from tilec.passes.combine import cse_pure_ops, erase_dead_ops
 
 _FREE_TO_RECOMPUTE = frozenset({"tile.splat", "tile.make_range", "tile.addptr", "arith.constant",
@@ -84,15 +86,21 @@ class _Rematerializer:
             if new is None:
                 return None
             operands.append(new)
-        result_type = tilegpu.with_layout(value.type, layout)
-        attributes = {name: op.attributes[name] for name in op.attributes}
-        if op.name == "arith.constant":
-            attributes["value"] = ir.DenseElementsAttr.get_splat(
-                result_type, ir.DenseElementsAttr(op.attributes["value"]).get_splat_value())
-        with ir.InsertionPoint.after(op), op.location:
-            clone = ir.Operation.create(op.name, results=[result_type], operands=operands,
-                                        attributes=attributes)
-        return clone.results[0]
+        return _clone_in(op, operands, layout, ir.InsertionPoint.after(op))
+
+
+def _clone_in(op: ir.Operation, operands: list, layout, where: ir.InsertionPoint) -> ir.Value:
+    """`op` (one tensor result) computed from `operands` with its result in `layout`, inserted
+    at `where`."""
+    result_type = tilegpu.with_layout(op.results[0].type, layout)
+    attributes = {name: op.attributes[name] for name in op.attributes}
+    if op.name == "arith.constant":
+        attributes["value"] = ir.DenseElementsAttr.get_splat(
+            result_type, ir.DenseElementsAttr(op.attributes["value"]).get_splat_value())
+    with where, op.location:
+        clone = ir.Operation.create(op.name, results=[result_type], operands=operands,
+                                    attributes=attributes)
+    return clone.results[0]
 
 
 def remove_conversions(module: ir.Operation) -> bool:
@@ -104,6 +112,40 @@ def remove_conversions(module: ir.Operation) -> bool:
             changed |= _skip_inner_conversion(op) or _convert_later(op, remat)
             continue
         op.results[0].replace_all_uses_with(replacement)
+        op.erase()
+        changed = True
+    return changed
+
+
+def narrow_before_conversions(module: ir.Operation, remat: _Rematerializer) -> bool:
+    """f(convert(x)) with f elementwise and narrower elements out than in (`acc.to(tl.float16)`
+    of a dot result before its store) becomes convert(f(x)): the conversion, through shared
+    memory, moves half the bytes. Only when f is the conversion's one user (else both the wide
+    and the narrow value would be converted) and f's other operands can be recomputed in x's
+    layout."""
+    changed = False
+    for op in ops_in(module, "tilegpu.convert_layout"):
+        uses = list(op.results[0].uses)
+        if len(uses) != 1:
+            continue
+        user = uses[0].owner.operation if hasattr(uses[0].owner, "operation") else uses[0].owner
+        if not _is_elementwise(user) or len(user.results) != 1:
+            continue
+        wide, narrow = (bit_width(ir.RankedTensorType(v.type).element_type)
+                        for v in (op.results[0], user.results[0]))
+        if narrow >= wide:
+            continue
+        source = op.operands[0]
+        layout = _layout(source)
+        operands = [source if v == op.results[0] else remat.value_in(v, layout)
+                    for v in user.operands]
+        if any(v is None for v in operands):
+            continue
+        computed = _clone_in(user, operands, layout, ir.InsertionPoint(user))
+        with ir.InsertionPoint(user), user.location:
+            converted = tilegpu.convert_layout(computed, _layout(user.results[0]))
+        user.results[0].replace_all_uses_with(converted)
+        user.erase()
         op.erase()
         changed = True
     return changed
@@ -283,6 +325,7 @@ class RemoveLayoutConversions(Pass):
         for _ in range(8):
             changed = retype_loop_carried(module)
             changed |= remove_conversions(module)
+            changed |= narrow_before_conversions(module, _Rematerializer())
             changed |= sink_into_reductions(module)
             changed |= sink_into_shared_stores(module)
             erase_dead_ops(module)

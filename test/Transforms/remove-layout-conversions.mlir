@@ -437,3 +437,46 @@ func.func @convert_later(%acc: tensor<1024xf32, #b1>, %out: tensor<1024x!tile.pt
   "tile.store"(%out, %h4) {cache = "none", evict = "evict_normal"} : (tensor<1024x!tile.ptr<f16, 1 : i32>, #b4>, tensor<1024xf16, #b4>) -> ()
   return
 }
+
+// -----
+
+// f(convert(x)) with f elementwise and narrowing (an fp32 accumulator truncated to fp16 for its
+// store): f runs in x's layout and the conversion moves the fp16 values, half the bytes.
+// Operands of f besides the conversion are recomputed in x's layout (the splat).
+// CHECK-LABEL: func.func @narrow_before_converting
+// CHECK: [[H:%.*]] = arith.truncf %arg0 : tensor<1024xf32, [[L1:#tilegpu.blocked<.1., [^>]*>]]> to tensor<1024xf16, [[L1]]>
+// CHECK-NEXT: [[C:%.*]] = "tilegpu.convert_layout"([[H]]) : (tensor<1024xf16, [[L1]]>) -> tensor<1024xf16, [[L4:#tilegpu.blocked<.4., [^>]*>]]>
+// CHECK-NEXT: "tile.store"(%arg1, [[C]])
+// CHECK: [[S:%.*]] = "tile.splat"(%arg3) : (f32) -> tensor<1024xf32, [[L1]]>
+// CHECK: [[P:%.*]] = arith.cmpf olt, %arg2, [[S]] : tensor<1024xf32, [[L1]]>
+// CHECK-NEXT: "tilegpu.convert_layout"([[P]]) : (tensor<1024xi1, [[L1]]>) -> tensor<1024xi1, [[L4]]>
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+#b4 = #tilegpu.blocked<[4], [32], [4], [0]>
+func.func @narrow_before_converting(%acc: tensor<1024xf32, #b1>, %out: tensor<1024x!tile.ptr<f16, 1 : i32>, #b4>, %y: tensor<1024xf32, #b1>, %t: f32) -> tensor<1024xi1, #b4> {
+  %a4 = "tilegpu.convert_layout"(%acc) : (tensor<1024xf32, #b1>) -> tensor<1024xf32, #b4>
+  %h = arith.truncf %a4 : tensor<1024xf32, #b4> to tensor<1024xf16, #b4>
+  "tile.store"(%out, %h) {cache = "none", evict = "evict_normal"} : (tensor<1024x!tile.ptr<f16, 1 : i32>, #b4>, tensor<1024xf16, #b4>) -> ()
+  %y4 = "tilegpu.convert_layout"(%y) : (tensor<1024xf32, #b1>) -> tensor<1024xf32, #b4>
+  %ts = "tile.splat"(%t) : (f32) -> tensor<1024xf32, #b4>
+  %p = arith.cmpf olt, %y4, %ts : tensor<1024xf32, #b4>
+  return %p : tensor<1024xi1, #b4>
+}
+
+// -----
+
+// Not moved: a widening f (more bytes to convert after it), and a conversion with a second
+// user (the wide value would be converted anyway).
+// CHECK-LABEL: func.func @keep_conversion_before
+// CHECK: [[W:%.*]] = "tilegpu.convert_layout"(%arg0) : (tensor<1024xf16, [[L1:#tilegpu.blocked<.1., [^>]*>]]>) -> tensor<1024xf16, [[L4:#tilegpu.blocked<.4., [^>]*>]]>
+// CHECK-NEXT: arith.extf [[W]] : tensor<1024xf16, [[L4]]> to tensor<1024xf32, [[L4]]>
+// CHECK: [[T:%.*]] = "tilegpu.convert_layout"(%arg1) : (tensor<1024xf32, [[L1]]>) -> tensor<1024xf32, [[L4]]>
+// CHECK-NEXT: arith.truncf [[T]] : tensor<1024xf32, [[L4]]> to tensor<1024xf16, [[L4]]>
+#b1 = #tilegpu.blocked<[1], [32], [4], [0]>
+#b4 = #tilegpu.blocked<[4], [32], [4], [0]>
+func.func @keep_conversion_before(%x: tensor<1024xf16, #b1>, %acc: tensor<1024xf32, #b1>) -> (tensor<1024xf32, #b4>, tensor<1024xf16, #b4>, tensor<1024xf32, #b4>) {
+  %x4 = "tilegpu.convert_layout"(%x) : (tensor<1024xf16, #b1>) -> tensor<1024xf16, #b4>
+  %w = arith.extf %x4 : tensor<1024xf16, #b4> to tensor<1024xf32, #b4>
+  %a4 = "tilegpu.convert_layout"(%acc) : (tensor<1024xf32, #b1>) -> tensor<1024xf32, #b4>
+  %h = arith.truncf %a4 : tensor<1024xf32, #b4> to tensor<1024xf16, #b4>
+  return %w, %h, %a4 : tensor<1024xf32, #b4>, tensor<1024xf16, #b4>, tensor<1024xf32, #b4>
+}
