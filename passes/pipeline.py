@@ -10,11 +10,12 @@ from `tl.range(..., num_stages=)`, overrides the option):
   left in flight), issue the copies of trip i + S - 1 into the slot trip i - 1 used, read this
   trip's slot; the loop carries the load's operands S-1 trips ahead and the two slot indices;
 - when the loop's dot multiplies two staged 16-bit tiles (ldmatrix fragments) over K >= 32,
-  the dot is split into K steps of 16 and the next trip's first step is prefetched: the body
-  waits for trip i + 1 and loads its step-0 fragments at its end (the one barrier per trip sits
-  there), the loop carries them, and the next trip multiplies them at once, issuing its copies
-  first (`tilegpu.free_slot`: that slot's readers passed the barrier) and loading later steps
-  from its slot as it goes;
+  the dot is split into K steps of 16 and fragments are loaded one step ahead of their use:
+  each step's fragments are read from the slot before the step ahead of it multiplies, and
+  before the last step the body waits for trip i + 1 (the one barrier per trip goes there) and
+  loads that trip's step-0 fragments, which the loop carries; the next trip multiplies them at
+  once, issuing its copies first (`tilegpu.free_slot`: every read of that slot came before the
+  barrier);
 - a copy for a trip past the end is masked off entirely (cp.async then writes zeros, reads
   nothing), so any trip count, 0 and 1 included, gives the same results; after the loop all
   copies are waited for before the buffers are released.
@@ -192,21 +193,30 @@ class _Pipeliner:
         self._rewrite(stages, load_slice, advance_slice, sorted(carried))
         return True
 
-    def _split_dot(self, prefetch: _Prefetch, fetched, views) -> None:
-        """The dot as a chain over K steps: step 0 from the fragments the loop carries, the
-        others loaded from this trip's slot right before their step."""
+    def _split_dot(self, prefetch: _Prefetch, fetched, views) -> ir.Operation:
+        """The dot as a chain over K steps: step 0 from the fragments the loop carries, each
+        later step's fragments loaded from this trip's slot before the step ahead of it, so
+        they are in flight while that step multiplies. Returns the last step's dot (the trip's
+        wait, barrier and next step-0 loads go in front of it)."""
         dot = prefetch.dot
+        steps = prefetch.k // prefetch.STEP
         with ir.InsertionPoint(dot), dot.location:
             acc = dot.operands[2]
-            for j in range(prefetch.k // prefetch.STEP):
-                a, b = fetched if j == 0 else prefetch.load_step(views, j)
-                acc = ir.Operation.create("tile.dot", results=[acc.type], operands=[a, b, acc],
-                                          attributes={n: dot.attributes[n] for n in dot.attributes}
-                                          ).result
+            a, b = fetched
+            for j in range(steps):
+                following = prefetch.load_step(views, j + 1) if j + 1 < steps else None
+                last = ir.Operation.create("tile.dot", results=[acc.type],
+                                           operands=[a, b, acc],
+                                           attributes={n: dot.attributes[n]
+                                                       for n in dot.attributes})
+                acc = last.result
+                if following is not None:
+                    a, b = following
         dot.results[0].replace_all_uses_with(acc)
         dot.erase()
         prefetch.a_load.erase()
         prefetch.b_load.erase()
+        return last
 
     def _copy(self, stages, load_slice, mapping: dict, in_range: ir.Value, slot: ir.Value,
               buffers, free_slot: bool = False) -> None:
@@ -293,23 +303,30 @@ class _Pipeliner:
             for stage, buffer in zip(stages, buffers):
                 views[stage.alloc] = _subview(buffer, read_slot, stage.desc, mutable=False)
                 stage.alloc.results[0].replace_all_uses_with(views[stage.alloc])
+        last_step = None
         if prefetch is not None:
-            self._split_dot(prefetch, fetched_args,
-                            [views[prefetch.a_stage.alloc], views[prefetch.b_stage.alloc]])
+            last_step = self._split_dot(prefetch, fetched_args,
+                                        [views[prefetch.a_stage.alloc],
+                                         views[prefetch.b_stage.alloc]])
         for stage in stages:
             stage.alloc.erase()
             stage.load.erase()
         old_yield = loop.yield_op
-        with ir.InsertionPoint(old_yield), op.location:
-            next_ahead = self._advance(advance_slice, carried, mapping)
-            bump = [arith.remui(arith.addi(slot, _i32(1)), _i32(S))
-                    for slot in (read_slot, write_slot)]
-            next_fetched = []
-            if prefetch is not None:  # the next trip's first K step
+        next_fetched = []
+        # The slot the next trip reads; with prefetching, the next trip's first K step is
+        # loaded from it while this trip's last step multiplies (every read of this trip's slot
+        # comes before the wait and the barrier in front of that step).
+        where = last_step if prefetch is not None else old_yield
+        with ir.InsertionPoint(where), op.location:
+            next_read = arith.remui(arith.addi(read_slot, _i32(1)), _i32(S))
+            if prefetch is not None:
                 tilegpu.async_wait(S - 2)
-                next_views = [_subview(b, bump[0], st.desc, mutable=False)
+                next_views = [_subview(b, next_read, st.desc, mutable=False)
                               for b, st in zip(buffers, (prefetch.a_stage, prefetch.b_stage))]
                 next_fetched = prefetch.load_step(next_views, 0)
+        with ir.InsertionPoint(old_yield), op.location:
+            next_ahead = self._advance(advance_slice, carried, mapping)
+            bump = [next_read, arith.remui(arith.addi(write_slot, _i32(1)), _i32(S))]
             scf.YieldOp(list(old_yield.operands) + next_ahead + next_fetched + bump)
         old_yield.erase()
         for old, new in zip(op.results, list(new_loop.results)[:n_old]):

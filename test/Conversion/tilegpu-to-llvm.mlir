@@ -1243,3 +1243,49 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// Fragments read from shared memory where the IR reads them: %ra1/%rb1 stand before the first
+// dot (a pipelined loop loads the next K step there), so their ldmatrix come first, in place;
+// %ra0/%rb0 are followed by nothing but loads before their dot, so theirs are issued next to
+// the mma.sync using them. Both mma.sync come after all four loads.
+// CHECK-LABEL: gpu.func @fragments_loaded_where_read
+// CHECK-COUNT-4: nvvm.ldmatrix
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: nvvm.ldmatrix
+// CHECK: nvvm.mma.sync
+#l = #tilegpu.blocked<[1, 8], [16, 2], [1, 1], [1, 0]>
+#mma = #tilegpu.mma<[2, 0], [1, 1], [16, 8]>
+#da = #tilegpu.dot_operand<0 : i32, #mma, 2 : i32>
+#db = #tilegpu.dot_operand<1 : i32, #mma, 2 : i32>
+#sa = #tilegpu.shared<8 : i32, 4 : i32, 2 : i32, [1, 0]>
+#sb = #tilegpu.shared<8 : i32, 8 : i32, 1 : i32, [1, 0]>
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @fragments_loaded_where_read(%x: f16, %out: !tile.ptr<f32, 1 : i32>) {
+    %a = "tile.splat"(%x) : (f16) -> tensor<16x16xf16, #l>
+    %b = "tile.splat"(%x) : (f16) -> tensor<16x8xf16, #l>
+    %sa = "tilegpu.local_alloc"(%a) : (tensor<16x16xf16, #l>) -> !tilegpu.memdesc<[16, 16], f16, #sa, false>
+    %sb = "tilegpu.local_alloc"(%b) : (tensor<16x8xf16, #l>) -> !tilegpu.memdesc<[16, 8], f16, #sb, false>
+    %ra1 = "tilegpu.local_load"(%sa) : (!tilegpu.memdesc<[16, 16], f16, #sa, false>) -> tensor<16x16xf16, #da>
+    %rb1 = "tilegpu.local_load"(%sb) : (!tilegpu.memdesc<[16, 8], f16, #sb, false>) -> tensor<16x8xf16, #db>
+    %ra0 = "tilegpu.local_load"(%sa) : (!tilegpu.memdesc<[16, 16], f16, #sa, false>) -> tensor<16x16xf16, #da>
+    %rb0 = "tilegpu.local_load"(%sb) : (!tilegpu.memdesc<[16, 8], f16, #sb, false>) -> tensor<16x8xf16, #db>
+    %c = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+    %d0 = "tile.dot"(%ra0, %rb0, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<16x16xf16, #da>, tensor<16x8xf16, #db>, tensor<16x8xf32, #mma>) -> tensor<16x8xf32, #mma>
+    %d1 = "tile.dot"(%ra1, %rb1, %d0) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<16x16xf16, #da>, tensor<16x8xf16, #db>, tensor<16x8xf32, #mma>) -> tensor<16x8xf32, #mma>
+    %s = "tile.reduce"(%d1) ({
+    ^bb0(%p: f32, %q: f32):
+      %t = arith.addf %p, %q : f32
+      gpu.yield %t : f32
+    }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<16x8xf32, #mma>) -> tensor<8xf32, #tilegpu.slice<0 : i32, #mma>>
+    %t = "tile.reduce"(%s) ({
+    ^bb0(%p: f32, %q: f32):
+      %u = arith.addf %p, %q : f32
+      gpu.yield %u : f32
+    }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<8xf32, #tilegpu.slice<0 : i32, #mma>>) -> f32
+    "tile.store"(%out, %t) {cache = "none", evict = "evict_normal"} : (!tile.ptr<f32, 1 : i32>, f32) -> ()
+    return
+  }
+}

@@ -110,12 +110,12 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // -----
 
 // Two staged fp16 tiles feeding a dot (K = 32): the dot is split into K steps of 16 and the
-// first step's fragments are prefetched. Before the loop, after the prologue copies, wait for
-// trip 0 and load its step-0 fragments ([64, 16] of A, [16, 64] of B); the loop carries them.
-// In the body: issue the copies of trip i + S - 1 first (marked free_slot: the slot's last
-// readers passed the barrier that ended the previous trip), multiply step 0 from the carried
-// fragments, load and multiply step 1 from this trip's slot, then wait for trip i + 1 and load
-// its step-0 fragments from the next slot for the next trip.
+// fragments are loaded a step ahead of their use. Before the loop, after the prologue copies,
+// wait for trip 0 and load its step-0 fragments ([64, 16] of A, [16, 64] of B); the loop
+// carries them. In the body: issue the copies of trip i + S - 1 first (marked free_slot: the
+// slot's last readers came before the barrier of the previous trip), load step 1 from this
+// trip's slot, multiply step 0 from the carried fragments, then wait for trip i + 1 and load
+// its step-0 fragments from the next slot (for the next trip) before multiplying step 1.
 // S3-LABEL: func.func @prefetch
 // S3: "tilegpu.async_commit_group"
 // S3: "tilegpu.async_commit_group"
@@ -128,16 +128,16 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // S3: "tilegpu.async_copy_global_to_local"{{.*}}tilegpu.free_slot
 // S3: "tilegpu.async_copy_global_to_local"{{.*}}tilegpu.free_slot
 // S3-NEXT: "tilegpu.async_commit_group"
-// S3: [[D0:%.*]] = "tile.dot"([[FA]], [[FB]], [[ACC]])
 // S3: [[A1:%.*]] = "tilegpu.local_load"({{.*}}) : (!tilegpu.memdesc<[64, 16], f16
 // S3: [[B1:%.*]] = "tilegpu.local_load"({{.*}}) : (!tilegpu.memdesc<[16, 64], f16
-// S3-NEXT: [[D1:%.*]] = "tile.dot"([[A1]], [[B1]], [[D0]])
+// S3-NEXT: [[D0:%.*]] = "tile.dot"([[FA]], [[FB]], [[ACC]])
 // S3: [[NEXT:%.*]] = arith.remui {{%.*}}, %c3_i32
 // S3: "tilegpu.async_wait"() {num = 1 : i32}
 // S3: [[NA:%.*]] = "tilegpu.memdesc_subview"({{%.*}}, [[NEXT]],
 // S3: [[PA:%.*]] = "tilegpu.local_load"
 // S3: [[PB:%.*]] = "tilegpu.local_load"
-// S3-NEXT: scf.yield [[D1]], {{.*}}, [[PA]], [[PB]],
+// S3-NEXT: [[D1:%.*]] = "tile.dot"([[A1]], [[B1]], [[D0]])
+// S3: scf.yield [[D1]], {{.*}}, [[PA]], [[PB]], [[NEXT]],
 #l = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
 #s = #tilegpu.shared<8 : i32, 2 : i32, 4 : i32, [1, 0]>
 #sb = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>

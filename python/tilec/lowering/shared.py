@@ -153,7 +153,10 @@ def lower_local_load(ctx: Lowering, op: ir.Operation):
     layout, shape = ctx.layout_of(op.results[0])
     element = scalar_type(op.results[0].type)
     if _uses_ldmatrix(layout, buffer):
-        return [Fragments(ctx, buffer, layout, shape)]
+        fragments = Fragments(ctx, buffer, layout, shape)
+        if not _dot_follows(op):
+            fragments.values  # noqa: B018  (loads every fragment here)
+        return [fragments]
     linear = to_linear(layout, shape)
     values = []
     for reg in range(linear.num_registers):
@@ -164,6 +167,32 @@ def lower_local_load(ctx: Lowering, op: ir.Operation):
 
 
 # --- ldmatrix ---------------------------------------------------------------------------------
+
+_BETWEEN_LOAD_AND_DOT = frozenset({"tilegpu.local_load", "tilegpu.memdesc_subview"})
+
+
+def _dot_follows(op: ir.Operation) -> bool:
+    """Whether `op`'s one user is a `tile.dot` reached with nothing in between but other
+    operand loads, views and scalar arithmetic: then its fragments may be loaded lazily, next
+    to the instructions using them. Otherwise (another dot, a barrier, an async copy between,
+    or a loop-carried value) they are loaded where `op` stands, which is where the IR (and
+    tilegpu-membar) places the read."""
+    uses = list(op.results[0].uses)
+    if len(uses) != 1:
+        return False
+    user = uses[0].owner
+    user = user.operation if hasattr(user, "operation") else user
+    if user.name != "tile.dot" or user.block != op.block:
+        return False
+    ops = [o.operation for o in op.block.operations]
+    start, end = ops.index(op), ops.index(user)
+    for between in ops[start + 1:end]:
+        scalar = between.name.split(".")[0] == "arith" and not any(
+            isinstance(r.type, ir.ShapedType) for r in between.results)
+        if not (scalar or between.name in _BETWEEN_LOAD_AND_DOT):
+            return False
+    return start < end
+
 
 def _uses_ldmatrix(layout, buffer: SharedBuffer) -> bool:
     return (isinstance(layout, DotOperandLayout) and isinstance(layout.parent, MmaLayout) and
