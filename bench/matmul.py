@@ -2,7 +2,8 @@
 
     python bench/matmul.py [--out DIR] [--shapes 4096x4096x4096,16x4096x4096]
                            [--configs 128x128x64:w8:s3,...] [--warmup 5] [--repeats 20]
-                           [--compile-trials 1] [--no-triton]
+                           [--compile-trials 1] [--cooldown 1] [--no-triton]
+                           [--triton-mma-sync]
     python bench/matmul.py --compile-only   # the cold compile time only (needs no GPU)
     python bench/matmul.py --dry-run        # fake timings, no GPU: checks the report code
 
@@ -18,7 +19,11 @@ Every result (each config of each framework, and cuBLAS) is checked once against
 in fp32 (TF32 off) of the same inputs: |c - ref| <= 1e-2 * (|ref| + sqrt(K)) (entries are
 ~sqrt(K) in size; fp16 output rounding is 2^-11 of that, a tile computed wrong is off by ~1).
 Then each is timed with CUDA events: median over --repeats runs after --warmup, the L2 flushed
-(256 MB written) before every run. TFLOP/s = 2 * M * N * K / time. The table shows, per shape,
+(256 MB written) before every run, after the GPU idled --cooldown seconds (default 1). The pause
+matters on the H200: under sustained tensor-core load its power cap pulls the SM clock from
+1980 MHz down to 1450-1700 MHz within tens of milliseconds, so in a back-to-back sweep whatever
+runs after a long kernel is timed at a lower clock (cuBLAS at 8192^3 went from 746 TFLOP/s over
+20 runs to 663 over 200). With the pause every framework and config starts from the same state. TFLOP/s = 2 * M * N * K / time. The table shows, per shape,
 cuBLAS and the best config of Triton and of tilec (which config won), and the ratios tilec/cuBLAS
 and tilec/Triton (above 1: tilec is faster). A config tilec (or Triton) fails to compile or run
 is recorded as failed and the sweep goes on: tilec's configs are compiled first in a child process
@@ -103,7 +108,7 @@ CONFIGS = {
               Config(128, 128, 64, 4, 3), Config(128, 128, 64, 8, 3)],
     "large": [Config(128, 128, 32, 4, 4), Config(128, 128, 64, 4, 3), Config(128, 256, 64, 8, 3),
               Config(128, 256, 64, 8, 4), Config(256, 128, 64, 8, 3), Config(256, 128, 32, 8, 4),
-              Config(128, 256, 32, 8, 4), Config(64, 256, 32, 4, 4)],
+              Config(128, 256, 32, 8, 4), Config(256, 128, 64, 8, 4)],
 }
 COMPILE_CONFIGS = (Config(128, 128, 64, 4, 3), Config(128, 256, 64, 8, 3))  # cold, then second
 DEFAULT_SHAPES = ([(n, n, n) for n in (512, 1024, 2048, 4096, 8192)]
@@ -478,6 +483,7 @@ class Runners:
             if first_call:  # compile (or the framework's cache) + one launch
                 entry["first_call_s"] = time.perf_counter() - start
             check(entry)
+            time.sleep(self.args.cooldown)  # every config starts from an idle GPU's clocks
             entry["times_ms"] = common.time_gpu(gpu, launch, self.args.warmup, self.args.repeats,
                                                 flush=self.flush)
             entry["ms"] = common.median(entry["times_ms"])
@@ -709,15 +715,23 @@ def main(argv=None) -> int:
                         help="comma-separated BMxBNxBK:wW:sS for every shape (default: the "
                              "sweep of CONFIGS for the shape's class)")
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--cooldown", type=float, default=1.0,
+                        help="seconds the GPU idles before each timed config (default 1)")
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--compile-trials", type=int, default=1,
                         help="fresh processes timing the cold compile (0: not measured)")
     parser.add_argument("--compile-only", action="store_true",
                         help="only the cold compile time (needs no GPU); writes no files")
     parser.add_argument("--no-triton", action="store_true", help="leave Triton out")
+    parser.add_argument("--triton-mma-sync", action="store_true",
+                        help="Triton on the mma.sync path tilec uses (DISABLE_MMA_V3=1) "
+                             "instead of wgmma")
     parser.add_argument("--child-compile", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child-precompile", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.triton_mma_sync:  # read when Triton compiles; part of its cache key
+        os.environ["DISABLE_MMA_V3"] = "1"
+        NAMES["triton"] = "Triton (mma.sync)"
     if args.child_compile:
         print(MARKER + json.dumps(child_compile()), flush=True)
         return 0
@@ -770,8 +784,11 @@ def main(argv=None) -> int:
                    "configs_override": [c.label for c in args.configs] if args.configs else None,
                    "reference": "torch.matmul(a.float(), b.float()), TF32 off",
                    "check": f"|c - ref| <= {RTOL} * (|ref| + sqrt(K))",
-                   "cublas": "torch.matmul(a, b, out=c)", "warmup": args.warmup,
-                   "repeats": args.repeats, "l2_flush_bytes": common.L2_FLUSH_BYTES,
+                   "cublas": "torch.matmul(a, b, out=c)",
+                   "triton_path": "mma.sync" if args.triton_mma_sync else "default (wgmma)",
+                   "warmup": args.warmup,
+                   "repeats": args.repeats, "cooldown_s": args.cooldown,
+                   "l2_flush_bytes": common.L2_FLUSH_BYTES,
                    "tflops": "2 * M * N * K / median time", "timer": "CUDA events"},
         "results": rows, "target": target,
         "compile": {**compile_summary, "target": compile_target},
