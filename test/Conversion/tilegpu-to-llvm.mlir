@@ -395,6 +395,35 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 
 // -----
 
+// A conversion whose layouts both hold runs along the last dimension goes in vectors: the
+// mma layout's pairs of fp16 are stored 4 bytes at a time and the [1, 8] blocked layout reads
+// 16-byte vectors, at row-major indices with the 16-byte chunk of each 128-byte line XORed
+// with the row (row & 7): 64 x 64 fp16 on 4 warps is 16 pairs stored and 4 vectors loaded per
+// thread, around one barrier, with no element-wise shared access.
+// CHECK-LABEL: gpu.func @convert_in_vectors
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.xori
+// CHECK: llvm.store {{%.*}}, {{%.*}} {alignment = 4 : i64} : vector<2xf16>, !llvm.ptr<3>
+// CHECK-COUNT-15: llvm.store {{%.*}}, {{%.*}} {alignment = 4 : i64} : vector<2xf16>, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-4: llvm.load {{%.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+// CHECK-NOT: llvm.load {{.*}} !llvm.ptr<3>
+// CHECK-NOT: llvm.store {{.*}} !llvm.ptr<3>
+// CHECK: gpu.return
+#mma = #tilegpu.mma<[2, 0], [2, 2], [16, 8]>
+#v = #tilegpu.blocked<[1, 8], [4, 8], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @convert_in_vectors(%x: f16, %p: !tile.ptr<f16, 1 : i32>) {
+    %acc = "tile.splat"(%x) : (f16) -> tensor<64x64xf16, #mma>
+    %b = "tilegpu.convert_layout"(%acc) : (tensor<64x64xf16, #mma>) -> tensor<64x64xf16, #v>
+    %out = "tile.splat"(%p) : (!tile.ptr<f16, 1 : i32>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #v>
+    "tile.store"(%out, %b) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #v>, tensor<64x64xf16, #v>) -> ()
+    return
+  }
+}
+
+// -----
+
 // Conversions that keep every element in its thread cost nothing: #blocked<[1], [32], [4], [0]>
 // and the slice of a column layout place 128 elements alike, and expand_dims reuses the
 // registers. A mask converted across threads goes through shared memory as bytes: 256 of them

@@ -187,6 +187,20 @@ def test_dot_dtypes_against_numpy(name, dtype, out, precision, acc, tol, shape):
     assert_dot_close(c, reference(a, b), TOL[tol], K)
 
 
+@gpu
+@pytest.mark.parametrize("block", [(64, 128, 32), (128, 64, 64)], ids=["64x128x32", "128x64x64"])
+@pytest.mark.parametrize("name, dtype, out, precision, acc, tol",
+                         DTYPE_CASES, ids=[c[0] for c in DTYPE_CASES])
+def test_dot_epilogue_rows_of_128_bytes(name, dtype, out, precision, acc, tol, block):
+    # Blocks whose output rows span >= 128 bytes: the accumulator's conversion to the store
+    # layout goes through shared memory in swizzled vectors (32x32 blocks take the padded
+    # element-wise path). M, N and K are not multiples of the blocks.
+    M, N, K = 200, 264, 96
+    a, b = operand(dtype, (M, K)), operand(dtype, (K, N))
+    c = run_matmul(a, b, out, precision=precision, acc=acc, block=block)
+    assert_dot_close(c, reference(a, b), TOL[tol], K)
+
+
 TRANSPOSED_CASES = [("fp16", "a"), ("fp16", "b"), ("fp16", "ab"), ("bf16", "ab"),
                     ("fp32_tf32", "ab"), ("fp32_ieee", "a"), ("int8", "a"), ("int8", "b")]
 

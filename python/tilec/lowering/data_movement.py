@@ -8,7 +8,9 @@ offset (its lanes' and warps' part), so a permutation or a shift of coordinates 
 The scratch is the op's range from tilegpu-allocate-shared-memory; tilegpu-membar places the
 barrier before it. Element `i` is stored at slot `i + i / (elements per 128 bytes)`: the padding
 puts rows of 32 words in different banks, so neither the writes nor the reads of a transposing
-conversion serialise on one bank.
+conversion serialise on one bank. A conversion between layouts that both hold runs of elements
+along the last dimension, over rows of at least 128 bytes (a dot's accumulator on its way to a
+vectorised store), moves vectors instead, unpadded and swizzled (`_convert_in_vectors`).
 """
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ from mlir.dialects import arith, llvm
 from tilec.layouts import to_linear
 from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
                                     scalar_type, to_memory)
-from tilec.shared_memory import numel, pad_shift, padded_slots, storage_bytes
+from tilec.shared_memory import (BANK_ROW_BYTES, numel, pad_shift, padded_slots,
+                                 storage_bytes)
 
 _DYNAMIC_INDEX = -2147483648
 
@@ -99,9 +102,92 @@ def move(ctx: Lowering, writes: list[tuple[Distributed, Callable]], layout, shap
 
 def convert_through_shared(ctx: Lowering, src: Distributed, layout, shape,
                            element: ir.Type) -> Distributed:
+    vectors = _vector_widths(src.layout, layout, shape, element)
+    if vectors is not None:
+        return _convert_in_vectors(ctx, src, layout, shape, element, *vectors)
     s = strides(shape)
     return move(ctx, [(src, lambda parts: linear_index(parts, s))], layout, shape,
                 lambda parts, reg: linear_index(parts, s), element, numel(shape))
+
+
+def _contiguous_registers(linear) -> int:
+    """How many consecutive registers hold consecutive elements along the last dimension
+    (a power of two), starting at every register whose low bits are zero: those bits step the
+    last coordinate by 1, 2, 4, ... and no other basis touches those low coordinate bits."""
+    rank = len(linear.shape)
+    unit = tuple(0 for _ in range(rank - 1))
+    width = 1
+    for basis in linear.register:
+        if tuple(basis) != unit + (width,):
+            break
+        width *= 2
+    others = list(linear.register[width.bit_length() - 1:]) + list(linear.lane) + \
+        list(linear.warp)
+    while width > 1 and any(b[-1] % width for b in others):
+        width //= 2
+    return width
+
+
+def _vector_widths(src_layout, dst_layout, shape, element: ir.Type):
+    """(write width, read width, unit) in elements for a conversion both of whose layouts hold
+    runs of at least two elements along the last dimension, with rows of at least 128 bytes;
+    None when the padded element-wise path is the one to take."""
+    if memory_type(element) != element or not shape:
+        return None
+    size = storage_bytes(element)
+    columns = shape[-1]
+    if columns * size < BANK_ROW_BYTES:
+        return None
+    write = _contiguous_registers(to_linear(src_layout, tuple(shape)))
+    read = _contiguous_registers(to_linear(dst_layout, tuple(shape)))
+    unit = min(max(write, read), max(16 // size, 1))
+    write, read = min(write, unit), min(read, unit)
+    if write < 2 or read < 2 or columns % unit:
+        return None
+    return write, read, unit
+
+
+def _convert_in_vectors(ctx: Lowering, src: Distributed, layout, shape, element: ir.Type,
+                        write: int, read: int, unit: int) -> Distributed:
+    """A conversion through shared memory in vectors: each thread stores runs of `write`
+    elements and loads runs of `read`, row-major, with the `unit`-element (at most 16-byte)
+    chunks of each 128-byte line XOR-swizzled by the row (chunk ^ row % chunks per line): the
+    8 rows a warp's mma-layout store covers land in 8 different chunks, so neither side waits
+    on a bank conflict, and no padding breaks the vectors' alignment."""
+    size = storage_bytes(element)
+    columns = shape[-1]
+    per_line = BANK_ROW_BYTES // (unit * size)
+    unit_shift = unit.bit_length() - 1
+    lead_strides = strides(shape[:-1]) if len(shape) > 1 else []
+    base = ctx.scratch(padded_slots(numel(shape), size) * size)
+    pointer = ir.Type.parse("!llvm.ptr<3>")
+
+    def address(parts: list[Part]) -> ir.Value:
+        row = linear_index(parts[:-1], lead_strides) if lead_strides else i32(0)
+        column = part_value(parts[-1])
+        chunk = arith.xori(arith.shrui(column, i32(unit_shift)),
+                           arith.andi(row, i32(per_line - 1)))
+        within = arith.andi(column, i32(unit - 1))
+        index = arith.addi(arith.muli(row, i32(columns)),
+                           arith.ori(arith.shli(chunk, i32(unit_shift)), within))
+        return llvm.getelementptr(pointer, base, [index], [_DYNAMIC_INDEX], element, 0)
+
+    def vector_type(width: int) -> ir.Type:
+        return ir.VectorType.get([width], element)
+
+    for reg in range(0, len(src.values), write):
+        packed = llvm.mlir_undef(vector_type(write))
+        for i in range(write):
+            packed = llvm.insertelement(packed, src.values[reg + i], i32(i))
+        llvm.store(packed, address(coordinate(ctx, src.layout, src.shape, reg)),
+                   alignment=write * size)
+    ir.Operation.create("gpu.barrier")
+    values = []
+    for reg in range(0, to_linear(layout, tuple(shape)).num_registers, read):
+        loaded = llvm.load(vector_type(read), address(coordinate(ctx, layout, shape, reg)),
+                           alignment=read * size)
+        values += [llvm.extractelement(loaded, i32(i)) for i in range(read)]
+    return Distributed(layout, tuple(shape), values)
 
 
 @rule("tile.trans")
