@@ -395,6 +395,35 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 
 // -----
 
+// cp.async of a 64x64 fp16 tile by 4 warps of [1, 8] vectors: each thread copies rows r and
+// r + 32 at columns c and c + 32. Rows 32 apart have the same swizzle phase (the period is 8
+// rows), so the copies of row r + 32 reuse row r's address plus 32 * 64 elements as a constant
+// (one register and an immediate once compiled); columns 32 apart swizzle differently and get
+// their own address.
+// CHECK-LABEL: gpu.func @async_copy_rows
+// CHECK: [[A:%.*]] = llvm.getelementptr {{%.*}}{{\[}}{{%.*}}{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// CHECK-NEXT: nvvm.cp.async.shared.global [[A]], {{.*}}, 16, cache =  cg
+// CHECK: [[B:%.*]] = llvm.getelementptr {{%.*}}{{\[}}{{%.*}}{{\]}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// CHECK-NEXT: nvvm.cp.async.shared.global [[B]]
+// CHECK: [[C:%.*]] = llvm.getelementptr {{%.*}}[2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, f16
+// CHECK-NEXT: nvvm.cp.async.shared.global [[C]]
+// CHECK: [[D:%.*]] = llvm.getelementptr {{%.*}}[2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, f16
+// CHECK-NEXT: nvvm.cp.async.shared.global [[D]]
+// CHECK-NOT: nvvm.cp.async.shared.global
+#l = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#s = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @async_copy_rows(%p: !tile.ptr<f16, 1 : i32>) {
+    %ps = "tile.splat"(%p) : (!tile.ptr<f16, 1 : i32>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #l>
+    %buf = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 64], f16, #s, true>
+    %t = "tilegpu.async_copy_global_to_local"(%ps, %buf) {cache = "none", evict = "evict_normal", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #l>, !tilegpu.memdesc<[64, 64], f16, #s, true>) -> !tilegpu.async_token
+    "tilegpu.local_dealloc"(%buf) : (!tilegpu.memdesc<[64, 64], f16, #s, true>) -> ()
+    return
+  }
+}
+
+// -----
+
 // A conversion whose layouts both hold runs along the last dimension goes in vectors: the
 // mma layout's pairs of fp16 are stored 4 bytes at a time and the [1, 8] blocked layout reads
 // 16-byte vectors, at row-major indices with the 16-byte chunk of each 128-byte line XORed

@@ -6,7 +6,10 @@ tilegpu-allocate-shared-memory gave the alloc) and its memdesc. Element (s, f) o
 whose fastest dimension is f (the layout's `order[0]`) lives at
     s * F + ((f / vec) ^ ((s / per_phase) % max_phase)) * vec + f % vec
 (F the size of dimension f): vectors of `vec` elements are XOR-swizzled across a row, so the
-rows that one `ldmatrix` (or a column of threads) reads fall into different banks.
+rows that one `ldmatrix` (or a column of threads) reads fall into different banks. Addresses
+are computed from a coordinate's thread part and the remainder of its constant part modulo the
+swizzle's period; whole periods are added last as a constant (`SharedBuffer.address`), so a
+thread's copies and ldmatrix tiles share a few base addresses and differ by immediates.
 
 Stores write each thread's registers, as vectors where they are contiguous along f. Loads into
 an mma operand of 16-bit elements use `ldmatrix` (x4: four 8x8 matrices, each lane giving one
@@ -24,7 +27,7 @@ from tilec.dialects.tilegpu import DotOperandLayout, MemDesc, MmaLayout, SharedL
 from tilec.layouts import contiguous_registers, layout_order, to_linear
 from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
                                     scalar_type, to_memory)
-from tilec.lowering.data_movement import _DYNAMIC_INDEX, coordinate, part_value
+from tilec.lowering.data_movement import _DYNAMIC_INDEX, Part, coordinate, part_value
 from tilec.shared_memory import copy_width, memdesc_bytes, numel, storage_bytes
 
 _SMEM = "!llvm.ptr<3>"
@@ -37,10 +40,46 @@ class SharedBuffer:
     element: ir.Type  # the element type as stored (i1 as i8)
     origin: tuple[int, ...] = ()  # a view of part of the tile starts here (per dimension)
 
-    def offset(self, coord: list[ir.Value]) -> ir.Value:
+    def address(self, parts: list[Part]) -> ir.Value:
+        """The address of the element at `parts` (per dimension a constant plus this thread's
+        offset). The constants that move whole swizzle periods are added last, as a constant
+        offset: elements a thread reaches from one base (the rows of its copies, the tiles of
+        its ldmatrix) then share one computed address and differ by an immediate."""
         if any(self.origin):
-            coord = [c if not o else arith.addi(c, i32(o)) for c, o in zip(coord, self.origin)]
-        return element_offset(self.desc, coord)
+            parts = [(c + o, off) for (c, off), o in zip(parts, self.origin)]
+        kept, constant = _periodic_split(self.desc, parts)
+        address = _address(self, element_offset(self.desc, [part_value(p) for p in kept]))
+        if not constant:
+            return address
+        return llvm.getelementptr(ir.Type.parse(_SMEM), address, [], [constant], self.element, 0)
+
+
+def _periodic_split(desc: MemDesc, parts: list[Part]) -> tuple[list[Part], int]:
+    """`parts` with each constant reduced to its remainder modulo the swizzle's period along its
+    dimension, and the element offset the removed multiples add (element_offset is linear in
+    them: a row moved by per_phase * phases rows keeps its phase; a column moved by vec *
+    phases elements moves its chunk by a multiple of phases, which the XOR with a phase below
+    phases leaves alone)."""
+    layout: SharedLayout = desc.layout
+    shape = desc.shape[-layout.rank:]
+    if layout.rank == 1:
+        (c, off), = parts
+        return [(0, off)], c
+    f, s = layout.order[0], layout.order[1]
+    vec = min(layout.vec, shape[f])
+    phases = min(layout.max_phase, max(shape[f] // vec, 1))
+    period = {s: layout.per_phase * phases, f: vec * phases}
+    weight = {s: shape[f], f: 1}
+    stride = shape[f] * shape[s]
+    for d in reversed(layout.order[2:]):
+        period[d], weight[d] = 1, stride
+        stride *= shape[d]
+    kept, constant = [], 0
+    for d, (c, off) in enumerate(parts):
+        moved = c - c % period[d]
+        kept.append((c - moved, off))
+        constant += moved * weight[d]
+    return kept, constant
 
 
 def element_offset(desc: MemDesc, coord: list[ir.Value]) -> ir.Value:
@@ -81,8 +120,7 @@ def store(ctx: Lowering, buffer: SharedBuffer, value: Distributed) -> None:
     if layout_order(value.layout)[0] == layout.order[0]:
         run = min(contiguous_registers(value.layout, tuple(value.shape)), layout.vec)
     for reg in range(0, linear.num_registers, run):
-        coord = [part_value(p) for p in coordinate(ctx, value.layout, value.shape, reg)]
-        pointer = _address(buffer, buffer.offset(coord))
+        pointer = buffer.address(coordinate(ctx, value.layout, value.shape, reg))
         items = [to_memory(v) for v in value.values[reg:reg + run]]
         if run == 1:
             llvm.store(items[0], pointer)
@@ -160,8 +198,7 @@ def lower_local_load(ctx: Lowering, op: ir.Operation):
     linear = to_linear(layout, shape)
     values = []
     for reg in range(linear.num_registers):
-        coord = [part_value(p) for p in coordinate(ctx, layout, shape, reg)]
-        loaded = llvm.load(buffer.element, _address(buffer, buffer.offset(coord)))
+        loaded = llvm.load(buffer.element, buffer.address(coordinate(ctx, layout, shape, reg)))
         values.append(from_memory(loaded, element))
     return [Distributed(layout, shape, values)]
 
@@ -264,26 +301,28 @@ class Fragments(Distributed):
 
     def _load(self, k0: int, tile: tuple) -> None:
         i32_ = i32
+        # Where this lane's row starts, per dimension: the tile's constant origin plus the
+        # lane's and warp's offset (kept apart, so tiles share one address computation).
         if self.layout.op_idx == 0:
             # matrix j: rows m0 + 8 (j & 1), columns k0 + 8 (j >> 1)
-            o_start = arith.addi(self.warp[self.other],
-                                 arith.addi(arith.muli(self.low, i32_(8)), i32_(tile[0])))
-            k_start = arith.addi(arith.muli(self.high, i32_(8)), i32_(k0))
+            o_part = (tile[0], arith.addi(self.warp[self.other], arith.muli(self.low, i32_(8))))
+            k_part = (k0, arith.muli(self.high, i32_(8)))
             count = 4
         else:
             n_a = tile[0]
             n_b = tile[1] if len(tile) > 1 else n_a
             # matrix j: rows k0 + 8 (j & 1), columns n_a or n_b (j >> 1)
-            k_start = arith.addi(arith.muli(self.low, i32_(8)), i32_(k0))
-            o_start = arith.addi(self.warp[self.other],
-                                 arith.addi(arith.muli(self.high, i32_(n_b - n_a)), i32_(n_a)))
+            k_part = (k0, arith.muli(self.low, i32_(8)))
+            o_part = (n_a, arith.addi(self.warp[self.other],
+                                      arith.muli(self.high, i32_(n_b - n_a))))
             count = 4 if len(tile) > 1 else 2
-        coord = [None, None]
         if self.trans:  # rows run along K: this lane's row is k_start + row
-            coord[self.k_dim], coord[self.other] = arith.addi(k_start, self.row), o_start
+            k_part = (k_part[0], arith.addi(k_part[1], self.row))
         else:  # rows run along M (A) or N (B)
-            coord[self.k_dim], coord[self.other] = k_start, arith.addi(o_start, self.row)
-        pointer = _address(self.buffer, self.buffer.offset(coord))
+            o_part = (o_part[0], arith.addi(o_part[1], self.row))
+        parts = [None, None]
+        parts[self.k_dim], parts[self.other] = k_part, o_part
+        pointer = self.buffer.address(parts)
         half = ir.VectorType.get([2], self.buffer.element)
         for j, word in enumerate(_ldmatrix_op(pointer, count, self.trans)):
             pair = llvm.bitcast(half, word)
@@ -332,8 +371,7 @@ def lower_async_copy(ctx: Lowering, op: ir.Operation):
     modifier = ir.Attribute.parse(f"#nvvm<load_cache_modifier {'cg' if nbytes == 16 else 'ca'}>")
     linear = to_linear(src.layout, tuple(src.shape))
     for reg in range(0, linear.num_registers, run):
-        coord = [part_value(p) for p in coordinate(ctx, src.layout, src.shape, reg)]
-        dst = _address(buffer, buffer.offset(coord))
+        dst = buffer.address(coordinate(ctx, src.layout, src.shape, reg))
         size = None
         if mask is not None:
             size = arith.select(mask.values[reg], i32(nbytes), i32(0))
