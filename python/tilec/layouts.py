@@ -240,14 +240,17 @@ def _slice_to_linear(layout: SliceLayout, shape: tuple[int, ...]) -> LinearLayou
 def contiguous_registers(layout: Layout, shape: tuple[int, ...]) -> int:
     """How many consecutive registers hold consecutive elements along the fastest dimension
     (the widest vector one access can cover)."""
-    linear = to_linear(layout, shape)
-    order = layout.order if isinstance(layout, BlockedLayout) else _slice_order(layout)
-    fastest = order[0]
+    return register_run(to_linear(layout, shape), layout_order(layout)[0])
+
+
+def register_run(linear: LinearLayout, dim: int) -> int:
+    """How many consecutive registers hold consecutive elements along `dim` (a power of two):
+    the first register bases step it by 1, 2, 4, ..."""
     n = 0
     for basis in linear.register:
-        expected = [0] * len(shape)
-        expected[fastest] = 1 << n
-        if tuple(expected) != basis:
+        expected = [0] * len(linear.shape)
+        expected[dim] = 1 << n
+        if tuple(expected) != tuple(basis):
             break
         n += 1
     return 1 << n

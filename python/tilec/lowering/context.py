@@ -47,6 +47,14 @@ def i32(value: int) -> ir.Value:
     return arith.constant(ir.IntegerType.get_signless(32), value)
 
 
+def vector_of(values: list[ir.Value], element: ir.Type) -> ir.Value:
+    """`values` (of type `element`) as one LLVM vector, for a vector store or mma operand."""
+    vector = llvm.mlir_undef(ir.VectorType.get([len(values)], element))
+    for i, value in enumerate(values):
+        vector = llvm.insertelement(vector, value, i32(i))
+    return vector
+
+
 def scalar_type(t: ir.Type) -> ir.Type:
     """The per-thread type of one element of `t` (pointers become LLVM global pointers)."""
     element = tile.element_type(t)

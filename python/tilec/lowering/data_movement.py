@@ -19,9 +19,9 @@ from collections.abc import Callable
 from mlir import ir
 from mlir.dialects import arith, llvm
 
-from tilec.layouts import to_linear
+from tilec.layouts import register_run, to_linear
 from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
-                                    scalar_type, to_memory)
+                                    scalar_type, to_memory, vector_of)
 from tilec.shared_memory import (BANK_ROW_BYTES, numel, pad_shift, padded_slots,
                                  storage_bytes)
 
@@ -110,17 +110,11 @@ def convert_through_shared(ctx: Lowering, src: Distributed, layout, shape,
                 lambda parts, reg: linear_index(parts, s), element, numel(shape))
 
 
-def _contiguous_registers(linear) -> int:
-    """How many consecutive registers hold consecutive elements along the last dimension
-    (a power of two), starting at every register whose low bits are zero: those bits step the
-    last coordinate by 1, 2, 4, ... and no other basis touches those low coordinate bits."""
-    rank = len(linear.shape)
-    unit = tuple(0 for _ in range(rank - 1))
-    width = 1
-    for basis in linear.register:
-        if tuple(basis) != unit + (width,):
-            break
-        width *= 2
+def _aligned_run(linear) -> int:
+    """How many consecutive registers hold consecutive elements along the last dimension,
+    starting at every register whose low bits are zero: a register run (register_run) that no
+    other basis moves by less than its length."""
+    width = register_run(linear, len(linear.shape) - 1)
     others = list(linear.register[width.bit_length() - 1:]) + list(linear.lane) + \
         list(linear.warp)
     while width > 1 and any(b[-1] % width for b in others):
@@ -138,8 +132,8 @@ def _vector_widths(src_layout, dst_layout, shape, element: ir.Type):
     columns = shape[-1]
     if columns * size < BANK_ROW_BYTES:
         return None
-    write = _contiguous_registers(to_linear(src_layout, tuple(shape)))
-    read = _contiguous_registers(to_linear(dst_layout, tuple(shape)))
+    write = _aligned_run(to_linear(src_layout, tuple(shape)))
+    read = _aligned_run(to_linear(dst_layout, tuple(shape)))
     unit = min(max(write, read), max(16 // size, 1))
     write, read = min(write, unit), min(read, unit)
     if write < 2 or read < 2 or columns % unit:
@@ -172,19 +166,14 @@ def _convert_in_vectors(ctx: Lowering, src: Distributed, layout, shape, element:
                            arith.ori(arith.shli(chunk, i32(unit_shift)), within))
         return llvm.getelementptr(pointer, base, [index], [_DYNAMIC_INDEX], element, 0)
 
-    def vector_type(width: int) -> ir.Type:
-        return ir.VectorType.get([width], element)
-
     for reg in range(0, len(src.values), write):
-        packed = llvm.mlir_undef(vector_type(write))
-        for i in range(write):
-            packed = llvm.insertelement(packed, src.values[reg + i], i32(i))
-        llvm.store(packed, address(coordinate(ctx, src.layout, src.shape, reg)),
-                   alignment=write * size)
+        llvm.store(vector_of(src.values[reg:reg + write], element),
+                   address(coordinate(ctx, src.layout, src.shape, reg)), alignment=write * size)
     ir.Operation.create("gpu.barrier")
     values = []
     for reg in range(0, to_linear(layout, tuple(shape)).num_registers, read):
-        loaded = llvm.load(vector_type(read), address(coordinate(ctx, layout, shape, reg)),
+        loaded = llvm.load(ir.VectorType.get([read], element),
+                           address(coordinate(ctx, layout, shape, reg)),
                            alignment=read * size)
         values += [llvm.extractelement(loaded, i32(i)) for i in range(read)]
     return Distributed(layout, tuple(shape), values)

@@ -18,7 +18,7 @@ from mlir.dialects import arith, llvm, math
 
 from tilec.dialects.tilegpu import DotOperandLayout, MmaLayout
 from tilec.layouts import to_linear
-from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type
+from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type, vector_of
 from tilec.lowering.shared import Fragments
 
 _FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
@@ -126,10 +126,7 @@ def _pack(values: list[ir.Value], element: ir.Type) -> ir.Value:
     word = ir.IntegerType.get_signless(32)
     if len(values) == 1:
         return llvm.bitcast(word, values[0])
-    vector = ir.VectorType.get([len(values)], element)
-    packed = llvm.mlir_undef(vector)
-    for i, value in enumerate(values):
-        packed = llvm.insertelement(packed, value, i32(i))
+    packed = vector_of(values, element)
     return packed if str(element) == "f16" else llvm.bitcast(word, packed)
 
 

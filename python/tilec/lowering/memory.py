@@ -12,7 +12,7 @@ from mlir.dialects import arith, llvm, scf
 
 from tilec.layouts import contiguous_registers
 from tilec.lowering.context import (Distributed, Lowering, i32, memory_type, owner_predicate, rule,
-                                    scalar_type)
+                                    scalar_type, vector_of)
 
 
 def _segments(op: ir.Operation) -> list[ir.Value | None]:
@@ -44,13 +44,6 @@ def _as_list(lowered, count: int) -> list:
     return list(lowered.values) if isinstance(lowered, Distributed) else [lowered]
 
 
-def _pack(values: list[ir.Value], vector_type: ir.Type) -> ir.Value:
-    vector = llvm.mlir_undef(vector_type)
-    for i, v in enumerate(values):
-        vector = llvm.insertelement(vector, v, i32(i))
-    return vector
-
-
 def _load_one(pointer: ir.Value, mask: ir.Value | None, other: list[ir.Value] | None,
               element: ir.Type, vec: int, volatile: bool) -> list[ir.Value]:
     loaded_type = ir.VectorType.get([vec], element) if vec > 1 else element
@@ -72,7 +65,7 @@ def _load_one(pointer: ir.Value, mask: ir.Value | None, other: list[ir.Value] | 
                     loaded_type, _zero(element))) if vec > 1 else arith.constant(
                         element, _zero(element))
             else:
-                fill = _pack(other, loaded_type) if vec > 1 else other[0]
+                fill = vector_of(other, element) if vec > 1 else other[0]
             scf.YieldOp([fill])
         value = if_op.results[0]
     if vec == 1:
@@ -113,7 +106,7 @@ def lower_load(ctx: Lowering, op: ir.Operation):
 def _store_one(pointer: ir.Value, mask: ir.Value | None, values: list[ir.Value],
                element: ir.Type) -> None:
     vec = len(values)
-    value = _pack(values, ir.VectorType.get([vec], element)) if vec > 1 else values[0]
+    value = vector_of(values, element) if vec > 1 else values[0]
     alignment = vec * _bytes(element)
     if mask is None:
         llvm.store(value, pointer, alignment=alignment)

@@ -26,7 +26,7 @@ from mlir.dialects import arith, llvm
 from tilec.dialects.tilegpu import DotOperandLayout, MemDesc, MmaLayout, SharedLayout
 from tilec.layouts import contiguous_registers, layout_order, to_linear
 from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
-                                    scalar_type, to_memory)
+                                    scalar_type, to_memory, vector_of)
 from tilec.lowering.data_movement import _DYNAMIC_INDEX, Part, coordinate, part_value
 from tilec.shared_memory import copy_width, memdesc_bytes, numel, storage_bytes
 
@@ -125,11 +125,8 @@ def store(ctx: Lowering, buffer: SharedBuffer, value: Distributed) -> None:
         if run == 1:
             llvm.store(items[0], pointer)
             continue
-        vector_type = ir.VectorType.get([run], buffer.element)
-        vector = llvm.mlir_undef(vector_type)
-        for i, item in enumerate(items):
-            vector = llvm.insertelement(vector, item, i32(i))
-        llvm.store(vector, pointer, alignment=run * storage_bytes(buffer.element))
+        llvm.store(vector_of(items, buffer.element), pointer,
+                   alignment=run * storage_bytes(buffer.element))
 
 
 @rule("tilegpu.local_alloc")
