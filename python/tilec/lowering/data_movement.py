@@ -19,6 +19,7 @@ from collections.abc import Callable
 from mlir import ir
 from mlir.dialects import arith, llvm
 
+from tilec.dialects.tilegpu import MemDesc, SharedLayout
 from tilec.layouts import register_run, to_linear
 from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
                                     scalar_type, to_memory, vector_of)
@@ -51,13 +52,19 @@ def part_value(part: Part) -> ir.Value:
 
 
 def linear_index(parts: list[Part], strides_: list[int]) -> ir.Value:
+    return part_value(flat_part(parts, strides_))
+
+
+def flat_part(parts: list[Part], strides_: list[int]) -> Part:
+    """The row-major index of `parts` (with `strides_`) as one part: the constants summed apart
+    from this thread's offsets."""
     constant, total = 0, None
     for (c, off), stride in zip(parts, strides_):
         constant += c * stride
         if off is not None:
             term = off if stride == 1 else arith.muli(off, i32(stride))
             total = term if total is None else arith.addi(total, term)
-    return i32(constant) if total is None else arith.addi(total, i32(constant))
+    return constant, total
 
 
 class Scratch:
@@ -148,23 +155,19 @@ def _convert_in_vectors(ctx: Lowering, src: Distributed, layout, shape, element:
     chunks of each 128-byte line XOR-swizzled by the row (chunk ^ row % chunks per line): the
     8 rows a warp's mma-layout store covers land in 8 different chunks, so neither side waits
     on a bank conflict, and no padding breaks the vectors' alignment."""
+    from tilec.lowering.shared import SharedBuffer  # shared.py imports this module
     size = storage_bytes(element)
     columns = shape[-1]
-    per_line = BANK_ROW_BYTES // (unit * size)
-    unit_shift = unit.bit_length() - 1
-    lead_strides = strides(shape[:-1]) if len(shape) > 1 else []
-    base = ctx.scratch(padded_slots(numel(shape), size) * size)
-    pointer = ir.Type.parse("!llvm.ptr<3>")
+    # A [rows, columns] tile with one-unit vectors, the phase changing every row over the units
+    # of a 128-byte line: shared.element_offset's swizzle.
+    swizzle = SharedLayout(unit, 1, BANK_ROW_BYTES // (unit * size), (1, 0))
+    tile = SharedBuffer(ctx.scratch(padded_slots(numel(shape), size) * size),
+                        MemDesc((numel(shape) // columns, columns), str(element), swizzle),
+                        element)
+    lead_strides = strides(shape[:-1])
 
     def address(parts: list[Part]) -> ir.Value:
-        row = linear_index(parts[:-1], lead_strides) if lead_strides else i32(0)
-        column = part_value(parts[-1])
-        chunk = arith.xori(arith.shrui(column, i32(unit_shift)),
-                           arith.andi(row, i32(per_line - 1)))
-        within = arith.andi(column, i32(unit - 1))
-        index = arith.addi(arith.muli(row, i32(columns)),
-                           arith.ori(arith.shli(chunk, i32(unit_shift)), within))
-        return llvm.getelementptr(pointer, base, [index], [_DYNAMIC_INDEX], element, 0)
+        return tile.address([flat_part(parts[:-1], lead_strides), parts[-1]])
 
     for reg in range(0, len(src.values), write):
         llvm.store(vector_of(src.values[reg:reg + write], element),
