@@ -3,12 +3,24 @@
 A pass's command-line name, its module and its lit test share one name, e.g. `tile-combine` ↔
 `passes/combine.py` ↔ `test/Transforms/combine.mlir`.
 """
-from tilec.passes import combine  # noqa: F401
-from tilec.passes import tile_to_tilegpu  # noqa: F401
-from tilec.passes import remove_layout_conversions  # noqa: F401
-from tilec.passes import tilegpu_to_llvm  # noqa: F401
-from tilec.passes import coalesce  # noqa: F401
-from tilec.passes import allocate_shared_memory  # noqa: F401
-from tilec.passes import membar  # noqa: F401
-from tilec.passes import accelerate_matmul  # noqa: F401
-from tilec.passes import pipeline  # noqa: F401
+from tilec.passbase import Pass, registry
+from tilec.passes import (  # noqa: F401
+    accelerate_matmul,
+    allocate_shared_memory,
+    coalesce,
+    combine,
+    membar,
+    pipeline,
+    remove_layout_conversions,
+    tile_to_tilegpu,
+    tilegpu_to_llvm,
+)
+
+
+def registered_passes() -> dict[str, type[Pass]]:
+    """Every registered pass (tilec's and plugins'), sorted by name."""
+    return dict(sorted(registry().items()))
+
+
+def get_pass(name: str) -> type[Pass] | None:
+    return registry().get(name)

@@ -30,10 +30,9 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith
 
+from tilec.analysis.layouts import layout_order
 from tilec.dialects import tile, tilegpu
-from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
-                                    SharedLayout)
-from tilec.layouts import layout_order
+from tilec.dialects.tilegpu import BlockedLayout, DotOperandLayout, MemDesc, MmaLayout, SharedLayout
 from tilec.passbase import Option, Pass, ops_in, register
 
 MMA_INSTR = (16, 8)  # m, n of mma.sync; k = 8 * k_width

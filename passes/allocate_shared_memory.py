@@ -23,10 +23,15 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from tilec.analysis.shared_memory import (
+    BYTES_ATTR,
+    OFFSET_ATTR,
+    aligned,
+    memdesc_bytes,
+    scratch_bytes,
+)
 from tilec.diagnostics import file_line_col
 from tilec.passbase import Pass, register
-from tilec.shared_memory import (BYTES_ATTR, OFFSET_ATTR, aligned, memdesc_bytes,
-                                 scratch_bytes)
 
 
 @dataclass

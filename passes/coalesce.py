@@ -34,11 +34,12 @@ import math
 
 from mlir import ir
 
+from tilec.analysis.axis_info import analyze
+from tilec.analysis.axis_lattice import AxisInfoMap, element_bytes, floor_pow2
+from tilec.analysis.layouts import default_blocked, layout_order
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import BlockedLayout
-from tilec.layouts import default_blocked, layout_order
 from tilec.passbase import Pass, register
-from tilec.passes.axis_info import AxisInfoMap, analyze, element_bytes, floor_pow2
 
 MAX_ACCESS_BYTES = 16  # the widest global load/store: 128 bits
 ACCESS_OPS = ("tile.load", "tile.store", "tile.atomic_rmw", "tile.atomic_cas")

@@ -23,6 +23,12 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
 
+from tilec.analysis.constants import (
+    constant_int,
+    constant_value,
+    is_constant_false,
+    is_constant_true,
+)
 from tilec.dialects import tile
 from tilec.passbase import Pass, register
 
@@ -35,37 +41,6 @@ PURE_OPS = frozenset(
         "bitcast", "int_to_ptr", "ptr_to_int"))
 
 NO_MATCH = True  # what a pattern returns when it does not apply
-
-
-def constant_value(value: ir.Value) -> ir.Attribute | None:
-    """The scalar attribute of a constant or a splat constant tensor, else None."""
-    owner = value.owner
-    if not isinstance(owner, ir.OpView) and not isinstance(owner, ir.Operation):
-        return None
-    if owner.name != "arith.constant":
-        return None
-    attr = owner.attributes["value"]
-    if isinstance(attr, ir.DenseElementsAttr):
-        return attr.get_splat_value() if attr.is_splat else None
-    return attr
-
-
-def constant_int(value: ir.Value) -> int | None:
-    """The value of an integer or boolean (splat) constant, else None."""
-    attr = constant_value(value)
-    if isinstance(attr, ir.BoolAttr):
-        return int(attr.value)
-    if isinstance(attr, ir.IntegerAttr):
-        return attr.value
-    return None
-
-
-def is_constant_true(value: ir.Value) -> bool:
-    return constant_int(value) not in (None, 0)
-
-
-def is_constant_false(value: ir.Value) -> bool:
-    return constant_int(value) == 0
 
 
 def _owner_name(value: ir.Value) -> str | None:

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from tilec.analysis.shared_memory import BYTES_ATTR, FREE_SLOT_ATTR, OFFSET_ATTR
 from tilec.passbase import Pass, register
-from tilec.shared_memory import BYTES_ATTR, FREE_SLOT_ATTR, OFFSET_ATTR
 
 Interval = tuple[int, int]  # [start, end) in bytes
 _ANYWHERE: Interval = (0, 1 << 31)

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from mlir import ir
 
+from tilec.analysis.axis_lattice import bit_width
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import SliceLayout
 from tilec.passbase import Pass, ops_in, register
-from tilec.passes.axis_info import bit_width
 from tilec.passes.combine import cse_pure_ops, erase_dead_ops
 
 _FREE_TO_RECOMPUTE = frozenset({"tile.splat", "tile.make_range", "tile.addptr", "arith.constant",

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from mlir import ir
 
+from tilec.analysis.layouts import default_blocked
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import SliceLayout
-from tilec.layouts import default_blocked
 from tilec.passbase import Option, Pass, ops_in, register
 
 

@@ -15,10 +15,16 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
+from tilec import aot, autotune_store
+from tilec.cache import KernelCache
+from tilec.compiler import STAGE_NAMES
+from tilec.compiler import compile as compile_kernel
 from tilec.errors import BackendUnavailable, CompilationError, OutOfResources
+from tilec.kernel import jit_function_of
 
 
 def _constexpr_values(items: list[str]) -> dict:
@@ -57,18 +63,13 @@ def load_kernel(spec: str):
 
 def _unwrap(kernel, where: str):
     """The JITFunction under @tilec.autotune / @tilec.heuristics (which keep it as `.fn`)."""
-    from tilec.jit import JITFunction
-    while not isinstance(kernel, JITFunction):
-        inner = getattr(kernel, "fn", None)
-        if inner is None:
-            raise ValueError(f"{where} is not a @tilec.jit kernel")
-        kernel = inner
-    return kernel
+    found = jit_function_of(kernel)
+    if found is None:
+        raise ValueError(f"{where} is not a @tilec.jit kernel")
+    return found
 
 
 def cmd_compile(args) -> int:
-    import tilec
-    from tilec import aot
     kernel = load_kernel(args.kernel)
     constexprs = _constexpr_values(args.constexpr)
     types = [t.strip() for t in args.signature.split(",") if t.strip()] if args.signature else []
@@ -77,11 +78,11 @@ def cmd_compile(args) -> int:
         raise ValueError(f"--signature has {len(types)} types but {kernel.__name__} has "
                          f"{len(runtime)} runtime parameters ({', '.join(runtime)})")
     stages = [s.strip() for s in args.emit.split(",") if s.strip()]
-    unknown = [s for s in stages if s not in tilec.compiler.STAGES]
+    unknown = [s for s in stages if s not in STAGE_NAMES]
     if unknown:
-        raise ValueError(f"unknown stage(s) {unknown}; stages: {', '.join(tilec.compiler.STAGES)}")
-    last = max(stages, key=tilec.compiler.STAGES.index)
-    compiled = tilec.compile(kernel, signature=dict(zip(runtime, types)), constexprs=constexprs,
+        raise ValueError(f"unknown stage(s) {unknown}; stages: {', '.join(STAGE_NAMES)}")
+    last = max(stages, key=STAGE_NAMES.index)
+    compiled = compile_kernel(kernel, signature=dict(zip(runtime, types)), constexprs=constexprs,
                              target=aot.target_name(args.target), num_warps=args.num_warps,
                              num_stages=args.num_stages, debug=args.debug, stop_after=last)
     missing = [s for s in stages if s not in compiled.asm]
@@ -115,7 +116,6 @@ def _entries(count: int) -> str:
 
 def _entry_summary(cache, key: str) -> tuple[str, int]:
     """(kernel name, bytes) of a cache entry, read without verifying it (`show` verifies)."""
-    import json
     entry = cache.path(key)
     try:
         name = json.loads((entry / "metadata.json").read_text()).get("name", "?")
@@ -139,9 +139,6 @@ def _resolve_key(cache, prefix: str) -> str:
 
 
 def cmd_cache(args) -> int:
-    import json
-
-    from tilec.cache import KernelCache
     cache = KernelCache()
     if args.action == "list":
         keys = cache.keys()
@@ -172,8 +169,7 @@ def cmd_cache(args) -> int:
         for key, name, _ in removed:
             print(f"removed {key}  {name}")
         print(f"removed {_entries(len(removed))}, {human_size(size)}, from {cache.root}")
-        from tilec import autotune_store  # tunings name configs of kernels no longer cached
-        tunings = autotune_store.clear()
+        tunings = autotune_store.clear()  # tunings name configs of kernels no longer cached
         if tunings:
             print(f"removed {tunings} autotuning result{'s' if tunings != 1 else ''}")
     return 0

@@ -15,13 +15,16 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from mlir import ir
-
 from tilec.context import make_context, parse_module
 from tilec.diagnostics import Diagnostic, DiagnosticError
-from tilec.passbase import registered_passes
-from tilec.pipeline import (Element, PipelineOptions, build_pass_manager, parse_pipeline,
-                            run_pipeline)
+from tilec.passes import registered_passes
+from tilec.passmanager import (
+    Element,
+    PipelineOptions,
+    build_pass_manager,
+    parse_pipeline,
+    run_pipeline,
+)
 from tilec.tools import verify_diagnostics
 
 USAGE = """usage: tilec-opt [options] [--PASS[=OPTIONS] ...] [FILE | -]

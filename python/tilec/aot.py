@@ -21,6 +21,18 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from tilec.compiler import (
+    CompiledKernel,
+    CompileOptions,
+    KernelParam,
+    cache_key_of,
+    compiler_versions,
+    parse_target,
+)
+from tilec.language.dtypes import parse_type
+from tilec.runtime import DRIVER, Launcher, data_pointer, normalise_grid, pointer_dtype_name
+from tilec.version import __version__
+
 FORMAT = 1
 METADATA_SUFFIX = ".metadata.json"
 _METADATA_FIELDS = ("shared", "registers", "spill_stores", "spill_loads")
@@ -59,8 +71,6 @@ def specialization_key(fn, kernel) -> tuple:
 def save(fn, kernel, out: Path | str, stages, source: str = "") -> Path:
     """Write `stages` of `kernel` (compiled from the JITFunction `fn`) and its metadata to `out`.
     Returns the metadata file."""
-    import tilec
-    from tilec.compiler import _cache_key, _versions, parse_target
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     files = {}
@@ -82,9 +92,9 @@ def save(fn, kernel, out: Path | str, stages, source: str = "") -> Path:
         "arch": f"sm_{arch}a" if arch >= 90 else f"sm_{arch}",
         "debug": kernel.options.debug,
         **{k: kernel.metadata[k] for k in _METADATA_FIELDS if k in kernel.metadata},
-        "tilec_version": tilec.__version__,
-        "versions": _versions(),
-        "cache_key": _cache_key(fn, specialization_key(fn, kernel), kernel.options),
+        "tilec_version": __version__,
+        "versions": compiler_versions(),
+        "cache_key": cache_key_of(fn, specialization_key(fn, kernel), kernel.options),
         "files": files,
     }
     if "cubin" in files:
@@ -115,6 +125,8 @@ class AOTKernel:
         self.asm = compiled.asm
         self._names = [p.name for p in self.params]
         self._checked_devices: set[int] = set()
+        # Every parameter of an AOT kernel is passed: nothing was folded at launch.
+        self.launcher = Launcher(compiled, list(range(len(self.params))))
 
     def __repr__(self) -> str:
         return (f"<tilec AOT kernel {self.name}({', '.join(self._names)}) "
@@ -128,12 +140,12 @@ class AOTKernel:
                            f"{self.name}[grid](...)")
 
     def run(self, *args, grid, **kwargs):
-        from tilec.jit import resolve_grid
         bound = self._bind(args, kwargs)
         self._check_values(bound)
-        grid_size = resolve_grid(grid, {**self.constexprs, **bound})
-        self._check_device(bound)
-        return self.compiled.launch(grid_size, bound)
+        grid_size = normalise_grid(grid, {**self.constexprs, **bound})
+        self._check_device()
+        self.launcher.run(grid_size, [bound[name] for name in self._names])
+        return self.compiled
 
     def _bind(self, args: tuple, kwargs: dict) -> dict[str, Any]:
         bound = dict(zip(self._names, args))
@@ -161,8 +173,6 @@ class AOTKernel:
 
     def _check_values(self, bound: dict) -> None:
         """What `tilec.compile`'s signature promised: pointer element types, 16-divisibility."""
-        from tilec.jit import pointer_dtype_name
-        from tilec.runtime import data_pointer
         for p in self.params:
             value = bound[p.name]
             kind = p.type.codegen_name()
@@ -184,16 +194,13 @@ class AOTKernel:
                                  f"({kind}:16), got {'an address' if kind[0] == '*' else ''} "
                                  f"{number}")
 
-    def _check_device(self, bound: dict) -> None:
+    def _check_device(self) -> None:
         """A cubin runs only on the architecture it was built for: say so instead of CUDA."""
         try:
-            import cupy
-
-            from tilec.runtime import current_device
-            device = current_device(list(bound.values()))
+            device = DRIVER.current_device()
             if device in self._checked_devices:
                 return
-            capability = cupy.cuda.Device(device).compute_capability
+            capability = DRIVER.cupy.cuda.Device(device).compute_capability
         except Exception:  # no CuPy or no GPU: the launch itself reports that
             return
         arch = self.metadata["arch"]
@@ -211,7 +218,6 @@ class AOTKernel:
 def load(path: Path | str, name: str | None = None) -> AOTKernel:
     """The kernel `tilec compile -o DIR` wrote to `path` (the folder, or its
     KERNEL.metadata.json); `name` picks one when the folder holds several. Nothing is compiled."""
-    import tilec
     meta_path = _metadata_path(Path(path), name)
     try:
         metadata = json.loads(meta_path.read_text())
@@ -220,23 +226,21 @@ def load(path: Path | str, name: str | None = None) -> AOTKernel:
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
         raise ValueError(f"tilec.load: {meta_path} is in AOT format "
                          f"{metadata.get('format') if isinstance(metadata, dict) else None}, "
-                         f"this tilec ({tilec.__version__}) reads format {FORMAT}: compile the "
+                         f"this tilec ({__version__}) reads format {FORMAT}: compile the "
                          "kernel again with this tilec's `tilec compile`")
     try:
         kernel = _kernel_from(metadata, meta_path)
     except (KeyError, TypeError, AttributeError) as err:
         raise ValueError(f"tilec.load: {meta_path} is malformed ({type(err).__name__}: {err}): "
                          "compile the kernel again") from None
-    if metadata.get("tilec_version") != tilec.__version__:
+    if metadata.get("tilec_version") != __version__:
         warnings.warn(f"{kernel.name} in {meta_path.parent} was compiled by tilec "
-                      f"{metadata.get('tilec_version')}, this is tilec {tilec.__version__}; "
+                      f"{metadata.get('tilec_version')}, this is tilec {__version__}; "
                       "it is loaded as is", stacklevel=2)
     return kernel
 
 
 def _kernel_from(metadata: dict, meta_path: Path) -> AOTKernel:
-    from tilec.compiler import CompiledKernel, CompileOptions, KernelParam
-    from tilec.language.dtypes import parse_type
     folder = meta_path.parent
     cubin_file = metadata["files"].get("cubin")
     if cubin_file is None or not (folder / cubin_file).is_file():

@@ -18,6 +18,7 @@ import multiprocessing
 import os
 from concurrent.futures.process import BrokenProcessPool
 
+from tilec.compiler import cache_enabled, compile_specialized
 from tilec.errors import OutOfResources
 
 # In a worker: the kernel and the compile keys of the configs, inherited through fork.
@@ -27,12 +28,11 @@ _JOB: tuple | None = None
 def compile_all(fn, keys: dict[int, tuple]) -> dict[int, str]:
     """Compile `fn` for each (specialisation, CompileOptions) in `keys` (config index -> key);
     returns {index: reason} for the configs that exceed the device's resources."""
-    from tilec.compiler import _cache_enabled
     if not keys:
         return {}
     # Without the disk cache the workers' kernels could not reach this process: compiling
     # here (once, at the config's first launch) is then as fast.
-    if len(keys) == 1 or not _cache_enabled():
+    if len(keys) == 1 or not cache_enabled():
         return _compile_serially(fn, keys)
     try:
         return _compile_in_pool(fn, keys)
@@ -41,7 +41,6 @@ def compile_all(fn, keys: dict[int, tuple]) -> dict[int, str]:
 
 
 def _compile_serially(fn, keys: dict[int, tuple]) -> dict[int, str]:
-    from tilec.compiler import compile_specialized
     pruned = {}
     for index, (specialization, options) in keys.items():
         if (specialization, options) in fn.cache:
@@ -80,7 +79,6 @@ def _set_job(fn, keys) -> None:
 
 def _compile_one(index: int) -> str | None:
     """In a worker: compile one config; the reason it exceeds the device, or None."""
-    from tilec.compiler import compile_specialized
     fn, keys = _JOB
     try:
         compile_specialized(fn, *keys[index])

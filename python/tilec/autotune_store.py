@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tilec.cache import cache_dir, make_key
+from tilec.compiler import compiler_versions
 
 FORMAT = 1
 
@@ -36,8 +37,7 @@ def record_key(kernel_key: str, tuning_key, configs: list[str], device: str) -> 
     """The file key: the kernel's cache key (its source and what it reads), the key-argument
     values, the configs and the device, with the compiler's versions (a new compiler may make a
     different config win)."""
-    from tilec.compiler import _versions
-    return make_key(kernel_key, repr(tuning_key), *configs, device, versions=_versions())
+    return make_key(kernel_key, repr(tuning_key), *configs, device, versions=compiler_versions())
 
 
 def path_for(key: str) -> Path:

@@ -27,9 +27,13 @@ import os
 import sys
 import time
 
-from tilec import autotune_store
+from tilec import autotune_store, interpreter
+from tilec.autotune_compile import compile_all
 from tilec.errors import OutOfResources
-from tilec.jit import JITFunction
+from tilec.kernel import JITFunction, jit_function_of
+from tilec.launch import compile_key, launch_options
+from tilec.runtime import DRIVER
+from tilec.testing import do_bench, do_bench_cudagraph
 
 _QUANTILES = (0.5, 0.2, 0.8)  # the median decides; the others are for the log
 _BAR_MIN_CONFIGS = 4
@@ -84,10 +88,7 @@ class KernelWrapper:
     @property
     def jit_function(self) -> JITFunction:
         """The @tilec.jit function at the bottom of the decorator stack."""
-        fn = self.fn
-        while not isinstance(fn, JITFunction):
-            fn = fn.fn
-        return fn
+        return jit_function_of(self.fn)
 
     def __getitem__(self, grid):
         return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
@@ -210,7 +211,6 @@ class Autotuner(KernelWrapper):
     def _find_best(self, key: tuple, args: tuple, kwargs: dict, grid) -> Config:
         """The config for a key seen for the first time in this process: the interpreter's
         first, else the stored result, else the winner of timing (then stored)."""
-        from tilec import interpreter
         self.nargs = dict(zip(self.arg_names, args))
         try:
             if interpreter.enabled(self.jit_function):
@@ -297,17 +297,15 @@ class Autotuner(KernelWrapper):
     def _over_resources(self, configs: list[Config], args: tuple, kwargs: dict) -> dict:
         """Compile `configs` (in parallel) for these arguments; {index in `configs`: reason}
         for the ones too large for the device."""
-        from tilec.autotune_compile import compile_all
         jit_fn = self.jit_function
         keys = {}
         for index, config in enumerate(configs):
             launch = _final_kwargs(self.fn, args, {**kwargs, **config.all_kwargs()})
             if launch is None:
                 return {}  # an autotuner below this one: its own tuning compiles
-            num_warps, num_stages = launch.pop("num_warps", 4), launch.pop("num_stages", 3)
             try:
-                bound = jit_fn.bind_launch(args, launch)
-                keys[index] = jit_fn.compile_key(bound, num_warps, num_stages)
+                bound, extra = jit_fn.bind_launch(args, launch)
+                keys[index] = compile_key(jit_fn, bound, launch_options(jit_fn, extra))
             except (TypeError, ValueError):
                 continue  # the launch reports the bad arguments
         return compile_all(jit_fn, keys)
@@ -335,7 +333,6 @@ class Autotuner(KernelWrapper):
     def _do_bench(self, kernel_call):
         if self.user_do_bench is not None:
             return self.user_do_bench(kernel_call, quantiles=_QUANTILES)
-        from tilec.testing import do_bench, do_bench_cudagraph
         if self.use_cuda_graph:
             return do_bench_cudagraph(kernel_call, rep=self.rep, quantiles=_QUANTILES)
         return do_bench(kernel_call, warmup=self.warmup, rep=self.rep, quantiles=_QUANTILES)
@@ -391,12 +388,9 @@ def _final_kwargs(fn, args: tuple, kwargs: dict) -> dict | None:
 
 
 def _device_name(args: tuple) -> str:
-    """The GPU the arguments live on, by name (results are kept per device kind)."""
+    """The GPU launches go to (the current device), by name: results are kept per device kind."""
     try:
-        import cupy
-
-        from tilec.runtime import current_device
-        name = cupy.cuda.runtime.getDeviceProperties(current_device(args))["name"]
+        name = DRIVER.cupy.cuda.runtime.getDeviceProperties(DRIVER.current_device())["name"]
         return name.decode() if isinstance(name, bytes) else str(name)
     except Exception:  # noqa: BLE001  (no CuPy, no driver: timings are then not GPU timings)
         return "unknown"

@@ -1,42 +1,53 @@
 """The compiler driver: a specialised kernel through the stages of ../shared/DESIGN.md.
 
 `tilec.compile(fn, signature=..., constexprs=...)` compiles ahead of time without a GPU; a
-launch compiles through `compile_specialized` with the key computed from its arguments. Each
-stage's IR is kept as text in `CompiledKernel.asm` (today: "tile").
+launch compiles through `compile_specialized` with the key computed from its arguments. The
+stages and the passes that make each are one table, `STAGES`; each stage's IR is kept as text in
+`CompiledKernel.asm`, and the cubin that ptxas makes of the last under `asm["cubin"]`.
 """
 from __future__ import annotations
 
 import functools
+import hashlib
 import inspect
 import json
 import os
+import platform
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import metadata as package_metadata
 from pathlib import Path
 from typing import Any
 
 from mlir import ir
 from mlir.dialects import func
 
+import tilec.dialects
+import tilec.passes
+from tilec.cache import KernelCache, make_key
 from tilec.context import make_context
 from tilec.diagnostics import DiagnosticError
-from tilec.errors import BackendUnavailable, CompilationError, OutOfResources
+from tilec.errors import CompilationError, OutOfResources
 from tilec.frontend.codegen import CodeGenerator
-from tilec.jit import JITFunction
+from tilec.kernel import JITFunction, jit_function_of
 from tilec.language.core import tensor
 from tilec.language.dtypes import dtype, parse_type
-from tilec.cache import KernelCache, make_key
-from tilec.pipeline import PipelineOptions, parse_pipeline, run_pipeline
+from tilec.passmanager import PipelineOptions, parse_pipeline, run_pipeline
 from tilec.reproducer import pipeline_reproducer, ptxas_reproducer
-from tilec.toolchain import (PtxasError, ToolchainError, assemble, find_libdevice,
-                             ptx_from_gpu_binary)
+from tilec.toolchain import (
+    PtxasError,
+    ToolchainError,
+    assemble,
+    find_libdevice,
+    find_ptxas,
+    ptx_from_gpu_binary,
+    ptxas_version,
+)
+from tilec.version import __version__
 
 _EMPTY = inspect.Parameter.empty
-
-# The passes that turn the frontend's output into the `tile` stage.
-TILE_PIPELINE = "builtin.module(tile-combine,canonicalize,cse,tile-combine)"
-
 
 @dataclass(frozen=True)
 class CompileOptions:
@@ -69,40 +80,41 @@ class KernelParam:
     divisible_by_16: bool
 
 
+class Metadata(dict):
+    """A compiled kernel's metadata: a dict (it is written as JSON) whose entries also read as
+    attributes, as Triton's (`kernel.metadata.shared`, `kernel.metadata["num_warps"]`)."""
+
+    def __getattr__(self, name: str):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"the kernel's metadata has no {name!r}") from None
+
+
 @dataclass
 class CompiledKernel:
+    """What compiling a kernel gives, and what `kernel[grid](...)` returns (as Triton's
+    handle): every stage in `asm`, and in `metadata` the name, warps, stages, target, shared
+    bytes and ptxas' registers and spills."""
     name: str
     asm: dict[str, str]
     params: list[KernelParam]
     constants: dict[str, Any]
     options: CompileOptions
     metadata: dict[str, Any] = field(default_factory=dict)
-    _launcher: Any = field(default=None, repr=False, compare=False)
 
-    def launcher(self):
-        """The CuPy launcher of this kernel (created once)."""
-        if self._launcher is None:
-            from tilec.runtime import Launcher
-            self._launcher = Launcher(self.name, self.asm["cubin"], self.params,
-                                      self.options.num_warps, self.metadata.get("shared", 0))
-        return self._launcher
+    def __post_init__(self):
+        self.metadata = Metadata(self.metadata)
 
-    def launch(self, grid, bound_args: dict[str, Any]):
-        from tilec.runtime import current_device, current_stream
-        values = [bound_args[p.name] for p in self.params]
-        launcher = self.launcher()
-        if not launcher.functions:  # first launch: check arguments and that a GPU is there
-            launcher.check_arguments(values)
-            try:
-                device = current_device(values)
-                launcher.function(device)
-            except Exception as err:  # CuPy's errors when there is no driver or device
-                if type(err).__module__.startswith("cupy") or isinstance(err, ImportError):
-                    raise BackendUnavailable(
-                        f"cannot launch {self.name} on a GPU ({err}); set TILEC_INTERPRET=1 to "
-                        "run it on the CPU") from err
-                raise
-        launcher(grid, values, current_stream(values), current_device(values))
+    @property
+    def n_regs(self) -> int:
+        """Registers per thread, as ptxas reports them."""
+        return self.metadata.get("registers", 0)
+
+    @property
+    def n_spills(self) -> int:
+        """Registers spilled to local memory: ptxas' spill-store bytes over 4, as Triton counts."""
+        return self.metadata.get("spill_stores", 0) // 4
 
 
 def _signature_entry(text: str) -> tuple[dtype, bool]:
@@ -113,7 +125,37 @@ def _signature_entry(text: str) -> tuple[dtype, bool]:
     return parse_type(base), attr == "16"
 
 
-STAGES = ("tile", "tilegpu", "llvm", "ptx", "cubin")
+@dataclass(frozen=True)
+class Stage:
+    """One stage of the compiler: its name (the `asm` key) and the passes that make it from the
+    stage before, as a function of the options."""
+    name: str
+    passes: Callable[[CompileOptions], str]
+
+
+def _chip(options: CompileOptions) -> str:
+    arch = parse_target(options.target)
+    return f"sm_{arch}a" if arch >= 90 else f"sm_{arch}"
+
+
+# The compiler, stage by stage (see ../shared/DESIGN.md). The llvm stage does not canonicalize:
+# the ptx stage does after convert-gpu-to-nvvm anyway, and doing it twice doubled the compile
+# time of a matmul (2.2 s -> 0.9 s without, same PTX registers).
+STAGES = (
+    Stage("tile", lambda options: "tile-combine,canonicalize,cse,tile-combine"),
+    Stage("tilegpu", lambda options: (
+        f"convert-tile-to-tilegpu{{num-warps={options.num_warps} target={options.target}}},"
+        "tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,"
+        f"tilegpu-pipeline{{num-stages={options.num_stages}}},canonicalize,cse,"
+        "tilegpu-allocate-shared-memory,tilegpu-membar")),
+    Stage("llvm", lambda options: "convert-tilegpu-to-llvm,cse"),
+    Stage("ptx", lambda options: (
+        "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,convert-arith-to-llvm,canonicalize,"
+        f"cse),nvvm-attach-target{{chip={_chip(options)} features=+ptx80 O=3 "
+        f"l={find_libdevice()}}},reconcile-unrealized-casts,gpu-module-to-binary{{format=isa}}")),
+)
+# Every stage a compilation can stop after: the pass stages, then ptxas' cubin.
+STAGE_NAMES = tuple(stage.name for stage in STAGES) + ("cubin",)
 
 
 def compile(fn: JITFunction, signature: dict[str, str] | None = None,
@@ -123,10 +165,13 @@ def compile(fn: JITFunction, signature: dict[str, str] | None = None,
     """Compile `fn` ahead of time: `signature` gives each runtime parameter's type
     (`"*fp32"`, `"i32:16"`, ...), `constexprs` the value of each constexpr parameter (and may fix
     ordinary ones). Needs no GPU. `stop_after` names the last stage to produce (see STAGES)."""
-    if stop_after not in STAGES:
-        raise ValueError(f"stop_after must be one of {', '.join(STAGES)}, not {stop_after!r}")
-    if not isinstance(fn, JITFunction):
+    if stop_after not in STAGE_NAMES:
+        raise ValueError(f"stop_after must be one of {', '.join(STAGE_NAMES)}, not "
+                         f"{stop_after!r}")
+    kernel = jit_function_of(fn)  # under @tilec.autotune / @tilec.heuristics too
+    if kernel is None:
         raise TypeError("tilec.compile takes a @tilec.jit function")
+    fn = kernel
     signature = dict(signature or {})
     constexprs = dict(constexprs or {})
     unknown = (set(signature) | set(constexprs)) - set(fn.arg_names)
@@ -147,30 +192,6 @@ def compile(fn: JITFunction, signature: dict[str, str] | None = None,
     options = CompileOptions(num_warps=num_warps, num_stages=num_stages, target=target,
                              debug=debug)
     return compile_specialized(fn, tuple(key), options, stop_after)
-
-
-def tilegpu_pipeline(options: CompileOptions) -> str:
-    from tilec.passbase import get_pass
-    coalesce = "tilegpu-coalesce," if get_pass("tilegpu-coalesce") else ""
-    return (f"builtin.module(convert-tile-to-tilegpu{{num-warps={options.num_warps} "
-            f"target={options.target}}},{coalesce}tilegpu-accelerate-matmul,"
-            "tilegpu-remove-layout-conversions,"
-            f"tilegpu-pipeline{{num-stages={options.num_stages}}},"
-            "canonicalize,cse,tilegpu-allocate-shared-memory,tilegpu-membar)")
-
-
-# No canonicalize here: the ptx stage canonicalizes after convert-gpu-to-nvvm anyway, and doing
-# it twice doubled the compile time of a matmul (2.2 s -> 0.9 s without, same PTX registers).
-LLVM_PIPELINE = "builtin.module(convert-tilegpu-to-llvm,cse)"
-
-
-def ptx_pipeline(options: CompileOptions) -> str:
-    arch = parse_target(options.target)
-    chip = f"sm_{arch}a" if arch >= 90 else f"sm_{arch}"
-    return ("builtin.module(gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,"
-            "convert-arith-to-llvm,canonicalize,cse),"
-            f"nvvm-attach-target{{chip={chip} features=+ptx80 O=3 l={find_libdevice()}}},"
-            "reconcile-unrealized-casts,gpu-module-to-binary{format=isa})")
 
 
 def _run_stage(module, stage: str, pipeline: str, fn: JITFunction) -> None:
@@ -196,8 +217,9 @@ _PTXAS_STATS = {"registers": r"Used (\d+) registers", "spill_stores": r"(\d+) by
 
 def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
                         stop_after: str = "cubin") -> CompiledKernel:
-    """Compile `fn` for one specialisation key (see JITFunction.specialization), through every
-    stage up to `stop_after`, or take it from the disk cache."""
+    """Compile `fn` for one specialisation key (one entry per parameter: ("constexpr", value)
+    or (type name, divisible by 16), as runtime.specialization makes it), through every stage up
+    to `stop_after`, or take it from the disk cache."""
     missing = [p.name for p, (kind, value) in zip(fn.params, key)
                if kind == "constexpr" and value is _EMPTY]
     if missing:
@@ -212,48 +234,29 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
         else:
             params.append(KernelParam(p.name, parse_type(kind), bool(value)))
     complete = stop_after == "cubin"
-    cache_key = _cache_key(fn, key, options) if complete else None
+    cache_key = cache_key_of(fn, key, options) if complete else None
     cached = _from_cache(cache_key, fn, params, constants, options) if complete else None
     if cached is not None:
         return cached
     context = make_context()
     module = generate_tile_ir(fn, params, constants, context, debug=options.debug)
-    _run_stage(module, "tile", TILE_PIPELINE, fn)
-    asm = {"tile": module.operation.get_asm(enable_debug_info=True)}
+    asm = {}
     metadata = {"name": fn.__name__, "num_warps": options.num_warps,
                 "num_stages": options.num_stages, "target": options.target}
-    if stop_after == "tile":
-        kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
-        _dump(kernel)
-        return kernel
-    _run_stage(module, "tilegpu", tilegpu_pipeline(options), fn)
-    asm["tilegpu"] = module.operation.get_asm(enable_debug_info=True)
-    metadata["shared"] = ir.IntegerAttr(module.attributes["tilegpu.shared_bytes"]).value
-    _check_shared(fn, module, metadata["shared"], options)
-    if stop_after != "tilegpu":
-        _run_stage(module, "llvm", LLVM_PIPELINE, fn)
-        asm["llvm"] = module.operation.get_asm(enable_debug_info=True)
-    if stop_after in ("tilegpu", "llvm"):
-        kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
-        _dump(kernel)
-        return kernel
-    _run_stage(module, "ptx", ptx_pipeline(options), fn)
-    asm["ptx"] = ptx_from_gpu_binary(module.operation.get_asm())
-    if stop_after == "ptx":
-        kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
-        _dump(kernel)
-        return kernel
-    arch = parse_target(options.target)
-    chip = f"sm_{arch}a" if arch >= 90 else f"sm_{arch}"
-    try:
-        cubin, log = assemble(asm["ptx"], chip, verbose=True)
-    except PtxasError:
-        raise CompilationError(f"ptxas rejected the PTX of {fn.__name__}:\n"
-                               f"{ptxas_reproducer(fn.__name__, asm['ptx'], chip, True)}"
-                               ) from None
-    except ToolchainError as err:
-        raise CompilationError(f"cannot assemble the PTX of {fn.__name__}: {err}") from None
-    asm["cubin"] = cubin
+    for stage in STAGES:
+        _run_stage(module, stage.name, f"builtin.module({stage.passes(options)})", fn)
+        if stage.name == "ptx":
+            asm["ptx"] = ptx_from_gpu_binary(module.operation.get_asm())
+        else:
+            asm[stage.name] = module.operation.get_asm(enable_debug_info=True)
+        if stage.name == "tilegpu":
+            metadata["shared"] = ir.IntegerAttr(module.attributes["tilegpu.shared_bytes"]).value
+            _check_shared(fn, module, metadata["shared"], options)
+        if stage.name == stop_after:
+            kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
+            _dump(kernel)
+            return kernel
+    asm["cubin"], log = _assemble(fn, asm["ptx"], options)
     for field_name, pattern in _PTXAS_STATS.items():
         found = re.search(pattern, log)
         metadata[field_name] = int(found.group(1)) if found else 0
@@ -261,6 +264,18 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
     _dump(kernel)
     _to_cache(cache_key, kernel)
     return kernel
+
+
+def _assemble(fn: JITFunction, ptx: str, options: CompileOptions) -> tuple[bytes, str]:
+    """ptxas: (the cubin, ptxas' -v report)."""
+    chip = _chip(options)
+    try:
+        return assemble(ptx, chip, verbose=True)
+    except PtxasError:
+        raise CompilationError(f"ptxas rejected the PTX of {fn.__name__}:\n"
+                               f"{ptxas_reproducer(fn.__name__, ptx, chip, True)}") from None
+    except ToolchainError as err:
+        raise CompilationError(f"cannot assemble the PTX of {fn.__name__}: {err}") from None
 
 
 # Dynamic shared memory a block may use, by compute capability (after cudaFuncSetAttribute).
@@ -280,16 +295,12 @@ def _check_shared(fn: JITFunction, module, shared: int, options: CompileOptions)
                          f"{options.target} allows {limit}{where}: use smaller blocks")
 
 
-def _versions() -> dict[str, str]:
-    import platform
-
-    import tilec
-    from tilec.toolchain import find_ptxas, ptxas_version
+def compiler_versions() -> dict[str, str]:
     try:
         ptxas = ptxas_version(find_ptxas())
     except (ToolchainError, OSError, subprocess.CalledProcessError):
         ptxas = "none"
-    return {"tilec": tilec.__version__, "compiler": _compiler_digest(),
+    return {"tilec": __version__, "compiler": _compiler_digest(),
             "python": platform.python_version(), "mlir": _mlir_version(), "ptxas": ptxas}
 
 
@@ -297,12 +308,9 @@ def _versions() -> dict[str, str]:
 def _compiler_digest() -> str:
     """A hash of the compiler's own sources (language, passes, lowering, dialects), so a
     changed compiler never loads kernels an older one compiled under the same version."""
-    import hashlib
-
-    import tilec
     digest = hashlib.sha256()
-    roots = {Path(tilec.__file__).parent}
-    roots |= {Path(m.__file__).parent for m in _compiler_packages()}
+    roots = {Path(__file__).parent}
+    roots |= {Path(m.__file__).parent for m in (tilec.dialects, tilec.passes)}
     for root in sorted(roots):
         for path in sorted(root.rglob("*")):
             if path.suffix in (".py", ".mlir") and "__pycache__" not in path.parts:
@@ -311,32 +319,25 @@ def _compiler_digest() -> str:
     return digest.hexdigest()[:16]
 
 
-def _compiler_packages():
-    import tilec.dialects
-    import tilec.passes
-    return (tilec.dialects, tilec.passes)
-
-
 def _mlir_version() -> str:
-    from importlib import metadata
     try:
-        return metadata.version("xtc-mlir-python-bindings")
-    except metadata.PackageNotFoundError:
+        return package_metadata.version("xtc-mlir-python-bindings")
+    except package_metadata.PackageNotFoundError:
         return "unknown"
 
 
-def _cache_key(fn: JITFunction, key: tuple, options: CompileOptions) -> str:
+def cache_key_of(fn: JITFunction, key: tuple, options: CompileOptions) -> str:
     # Where the kernel is defined matters too: its IR carries the file and line locations.
     where = f"{fn.filename}:{fn.first_line}"
-    return make_key(fn.cache_key, where, repr(key), repr(options), versions=_versions())
+    return make_key(fn.cache_key, where, repr(key), repr(options), versions=compiler_versions())
 
 
-def _cache_enabled() -> bool:
+def cache_enabled() -> bool:
     return os.environ.get("TILEC_CACHE", "1") != "0"
 
 
 def _from_cache(cache_key: str, fn, params, constants, options) -> CompiledKernel | None:
-    if not _cache_enabled():
+    if not cache_enabled():
         return None
     files = KernelCache().get(cache_key)
     if files is None:
@@ -354,7 +355,7 @@ def _from_cache(cache_key: str, fn, params, constants, options) -> CompiledKerne
 
 
 def _to_cache(cache_key: str, kernel: CompiledKernel) -> None:
-    if not _cache_enabled():
+    if not cache_enabled():
         return
     files = {f"{stage}.mlir": kernel.asm[stage].encode() for stage in ("tile", "tilegpu", "llvm")}
     files["kernel.ptx"] = kernel.asm["ptx"].encode()

@@ -2,7 +2,7 @@
 
 A pass module in `passes/` declares a subclass of `Pass` and decorates it with `@register`; from
 then on the same name works in `tilec-opt --NAME`, in `builtin.module(NAME{opt=value})`, in the
-compiler's pipelines and from Python (`get_pass("NAME")(**options)`).
+compiler's pipelines and from Python (`tilec.passes.get_pass("NAME")(**options)`).
 """
 from __future__ import annotations
 
@@ -132,11 +132,7 @@ def register(cls: type[Pass]) -> type[Pass]:
     return cls
 
 
-def registered_passes() -> dict[str, type[Pass]]:
-    import tilec.passes  # noqa: F401  (importing the package registers every pass)
-
-    return dict(sorted(_REGISTRY.items()))
-
-
-def get_pass(name: str) -> type[Pass] | None:
-    return registered_passes().get(name)
+def registry() -> dict[str, type[Pass]]:
+    """Every pass registered so far, by name: tilec's own once `tilec.passes` is imported (it
+    registers all of them), and those of loaded plugins."""
+    return _REGISTRY

@@ -22,8 +22,9 @@ from mlir import ir
 
 from tilec.cache import cache_dir
 from tilec.diagnostics import DiagnosticError
-from tilec.passbase import OptionError, Pass, get_pass
-from tilec.pipeline import MODULE_ANCHOR, Element, run_pipeline
+from tilec.passbase import OptionError, Pass
+from tilec.passes import get_pass
+from tilec.passmanager import MODULE_ANCHOR, Element, run_pipeline
 from tilec.toolchain import find_ptxas, ptxas_command
 
 

@@ -1,29 +1,73 @@
-"""Launching compiled kernels through CuPy.
+"""From a launch's arguments to `cuLaunchKernel`: specialisation, grids and launchers.
 
-A `Launcher` loads a kernel's cubin once per device and keeps a packed argument buffer (one
-ctypes slot per kernel parameter and the array of their addresses the driver wants), so a warm
-launch only writes the argument values and calls `cuLaunchKernel` on the current stream.
+Every launch, the first and the warm ones, goes one way:
+
+- Each argument is specialised by the specialiser of its kind (`SPECIALISERS`, chosen once per
+  Python type): it gives the argument's part of the compile key, `("constexpr", value)` for a
+  value folded into the kernel or `(type name, divisible by 16)`, and the value the kernel
+  receives (an address, an integer, a float).
+- `normalise_grid` turns a grid (an int, a tuple or list of 1-3 ints, or a function of the
+  arguments returning one) into the driver's three dimensions, in one place.
+- A compiled kernel's `Launcher` loads its cubin once per device and owns the buffer its
+  arguments are packed into: one slot per parameter, laid out by the slot table `SLOTS` (a new
+  parameter kind is one row there and, where it needs one, one specialiser).
+
+`tilec._launch` (a C extension, built at install where a C compiler is present) is the same path
+for the kinds launches mostly pass (Python ints, bools and floats, torch tensors, CuPy arrays):
+it computes a warm key from the arguments, finds the launcher a first launch registered for it,
+packs the arguments on its own stack and calls `cuLaunchKernel`. Anything it does not know takes
+the Python path (tilec/launch.py), which is complete on its own: without the extension (no
+compiler at install, or TILEC_NATIVE_LAUNCH=0) every launch takes it.
 """
 from __future__ import annotations
 
 import ctypes
-import inspect
+import operator
 import os
 import struct
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 
-_SCALAR_SLOTS = {
-    "i1": ctypes.c_bool, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "i32": ctypes.c_int32,
-    "i64": ctypes.c_int64, "u8": ctypes.c_uint8, "u16": ctypes.c_uint16, "u32": ctypes.c_uint32,
-    "u64": ctypes.c_uint64, "fp32": ctypes.c_float, "fp64": ctypes.c_double,
-}
+from tilec.errors import BackendUnavailable
+from tilec.language.core import unwrap
+from tilec.language.dtypes import dtype
+
+try:  # the native launch path; optional (see the module docstring)
+    from tilec import _launch as native
+except ImportError:  # no C compiler when tilec was installed: the Python path does everything
+    native = None
+
 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 STATIC_SHARED_LIMIT = 48 * 1024
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+
+
+# --- specialisation -----------------------------------------------------------------------------
+
+_ARRAY_DTYPES = {
+    "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64",
+}
+
+
+def pointer_dtype_name(array) -> str:
+    """Signature name of the element type of a torch/CuPy/NumPy array (or NumPy scalar)."""
+    name = str(array.dtype).replace("torch.", "")
+    if name not in _ARRAY_DTYPES:
+        raise TypeError(f"arrays of {array.dtype} cannot be passed to kernels")
+    return _ARRAY_DTYPES[name]
 
 
 def data_pointer(value) -> int:
     """The address of a CuPy array, torch tensor, __cuda_array_interface__/DLPack object, or
-    (for specialisation only) a NumPy array."""
+    (for the interpreter and specialisation only) a NumPy array."""
+    if isinstance(value, np.ndarray):  # its .data is a memoryview, which bf16 arrays refuse
+        return value.__array_interface__["data"][0]
     data = getattr(value, "data", None)
     ptr = getattr(data, "ptr", None)  # CuPy
     if ptr is not None:
@@ -37,245 +81,349 @@ def data_pointer(value) -> int:
     if host is not None:
         return host["data"][0]
     if hasattr(value, "__dlpack__"):
-        import cupy
+        import cupy  # only DLPack-only arrays need it; CuPy is heavy to import
         return cupy.from_dlpack(value).data.ptr
     raise TypeError(f"cannot pass {type(value).__name__} to a GPU kernel: expected a CuPy array, "
                     "a torch CUDA tensor, or an object with __cuda_array_interface__ or DLPack")
 
 
-class Launcher:
-    def __init__(self, name: str, cubin: bytes, params, num_warps: int, shared: int):
-        self.name = name
-        self.cubin = cubin
-        self.block = num_warps * 32
-        self.shared = shared
-        self.kinds = [p.type.codegen_name() for p in params]
-        self.slots = [ctypes.c_uint64() if kind.startswith("*") else _slot(kind)()
-                      for kind in self.kinds]
-        self.is_pointer = [kind.startswith("*") for kind in self.kinds]
-        self.addresses = (ctypes.c_void_p * max(len(self.slots), 1))(
-            *[ctypes.addressof(s) for s in self.slots])
-        self.params_address = ctypes.addressof(self.addresses)
-        self.functions: dict[int, int] = {}  # device id -> CUfunction
-        self._modules = []
+def _integer_type(value: int) -> str:
+    if -2**31 <= value < 2**31:
+        return "i32"
+    if -2**63 <= value < 2**63:
+        return "i64"
+    if 0 <= value < 2**64:
+        return "u64"
+    raise OverflowError(f"integer argument {value} does not fit in 64 bits")
 
-    def function(self, device: int) -> int:
-        fn = self.functions.get(device)
-        if fn is None:
-            fn = self._load(device)
-        return fn
 
-    def _load(self, device: int) -> int:
-        import cupy
+def _integer(value: int, specialize: bool, ty: str | None = None) -> tuple:
+    if specialize and value == 1:
+        return ("constexpr", 1)
+    return (ty or _integer_type(value), specialize and value % 16 == 0)
+
+
+def _specialize_numpy_scalar(value, specialize: bool) -> tuple:
+    ty = pointer_dtype_name(value)
+    if ty.startswith(("i", "u")) and ty != "i1":
+        return _integer(int(value), specialize, ty)
+    return (ty, False)
+
+
+def _specialize_array(value, specialize: bool) -> tuple:
+    return ("*" + pointer_dtype_name(value), specialize and data_pointer(value) % 16 == 0)
+
+
+@dataclass(frozen=True)
+class Specialiser:
+    """One kind of argument: its part of the compile key (`key(value, specialize)`) and what is
+    packed for the kernel (`value(argument)`)."""
+    kind: str
+    key: Callable[[Any, bool], tuple]
+    value: Callable[[Any], Any]
+
+
+SPECIALISERS = {
+    "bool": Specialiser("bool", lambda v, s: ("i1", False), bool),
+    "int": Specialiser("int", lambda v, s: _integer(v, s), int),
+    "float": Specialiser("float", lambda v, s: ("fp32", False), float),
+    "numpy scalar": Specialiser("numpy scalar", _specialize_numpy_scalar, lambda v: v.item()),
+    "array": Specialiser("array", _specialize_array, data_pointer),
+    "constant": Specialiser("constant", lambda v, s: ("constexpr", v), lambda v: None),
+}
+
+_BY_TYPE: dict[type, Specialiser] = {}
+
+
+def specialiser_for(value) -> Specialiser:
+    """The specialiser of `value`'s kind, found once per Python type."""
+    t = type(value)
+    found = _BY_TYPE.get(t)
+    if found is None:
+        found = _BY_TYPE[t] = SPECIALISERS[_kind_of(t, value)]
+    return found
+
+
+def _kind_of(t: type, value) -> str:
+    if issubclass(t, bool):
+        return "bool"
+    if issubclass(t, int):
+        return "int"
+    if issubclass(t, float):
+        return "float"
+    if issubclass(t, np.generic):  # np.int32(5), np.float16(1): scalars of their type
+        return "numpy scalar"
+    if value is None or issubclass(t, (str, dtype)):
+        return "constant"
+    # A 0-d torch tensor or CuPy array is an array: the kernel gets its address.
+    if any(hasattr(value, a) for a in ("data_ptr", "__cuda_array_interface__",
+                                       "__array_interface__", "__dlpack__")) or \
+            getattr(getattr(value, "data", None), "ptr", None) is not None:
+        return "array"
+    raise TypeError(f"kernel arguments must be numbers, arrays or tl.constexpr values, got "
+                    f"{t.__name__}")
+
+
+def specialize_argument(value, specialize: bool = True) -> tuple:
+    """The compile-key part of one runtime argument: ("constexpr", value) when it is folded into
+    the kernel, else (type name, divisible by 16)."""
+    return specialiser_for(value).key(value, specialize)
+
+
+def _hashable(value):
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+def specialization(fn, bound: dict[str, Any]) -> tuple:
+    """The compile key of a launch of the JITFunction `fn` with arguments `bound`: per
+    parameter, its constexpr value or its runtime argument's specialisation."""
+    key = []
+    for p in fn.params:
+        value = bound[p.name]
+        if p.is_constexpr:
+            key.append(("constexpr", _hashable(value)))
+        else:
+            key.append(specialize_argument(value, p.name not in fn.do_not_specialize))
+    return tuple(key)
+
+
+# --- grids ----------------------------------------------------------------------------------------
+
+def normalise_grid(grid, bound: dict[str, Any]) -> tuple[int, int, int]:
+    """The driver's (x, y, z) of `grid`: an int, a tuple or list of 1 to 3 ints, or a function
+    of the dict of the launch's arguments that returns one. A dimension may be 0 (the launch
+    then does nothing, as in Triton)."""
+    if callable(grid):
+        grid = grid(dict(bound))
+    grid = unwrap(grid)
+    if not isinstance(grid, (tuple, list)):
+        grid = (grid,)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"a grid has 1 to 3 dimensions, got {tuple(grid)}")
+    try:
+        dims = [operator.index(unwrap(g)) for g in grid]
+    except TypeError:
+        raise TypeError(f"grid dimensions must be integers, got {tuple(grid)}") from None
+    dims += [1] * (3 - len(dims))
+    for axis, (size, limit) in enumerate(zip(dims, GRID_LIMITS)):
+        if not 0 <= size <= limit:
+            raise ValueError(f"grid dimension {axis} is {size}: it must be between 0 and {limit}")
+    return tuple(dims)
+
+
+# --- argument slots -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Slot:
+    """How one kernel parameter's value lies in the argument buffer: its size and alignment in
+    bytes, its struct format (the Python path packs with it) and its code in the C launcher
+    (None where the C path does not pack it; such kernels then launch through the Python path)."""
+    size: int
+    align: int
+    format: str
+    native: int | None
+    convert: Callable[[Any], Any] = lambda v: v
+
+
+def _bf16_bits(value) -> int:
+    return int(np.asarray(value, dtype=np.float32).view(np.uint32)) >> 16
+
+
+# The C launcher's codes are the same numbers (tilec/_launch.c, enum slot).
+SLOTS = {
+    "i1": Slot(1, 1, "?", 1), "i8": Slot(1, 1, "b", None), "i16": Slot(2, 2, "h", None),
+    "i32": Slot(4, 4, "i", 2), "i64": Slot(8, 8, "q", 3), "u8": Slot(1, 1, "B", None),
+    "u16": Slot(2, 2, "H", None), "u32": Slot(4, 4, "I", None), "u64": Slot(8, 8, "Q", 3),
+    "fp16": Slot(2, 2, "e", None), "bf16": Slot(2, 2, "H", None, _bf16_bits),
+    "fp32": Slot(4, 4, "f", 4), "fp64": Slot(8, 8, "d", 5), "pointer": Slot(8, 8, "Q", 6),
+}
+
+
+def slot_of(type_name: str) -> Slot:
+    slot = SLOTS.get("pointer" if type_name.startswith("*") else type_name)
+    if slot is None:
+        raise TypeError(f"kernel parameters of type {type_name} are not supported yet")
+    return slot
+
+
+class ArgumentBuffer:
+    """The packed arguments of one kernel: each parameter's slot at an offset aligned for it,
+    and the array of slot addresses the driver reads (`params`). Owned by the Launcher: the
+    buffer lives exactly as long as the kernel that is launched with it."""
+
+    def __init__(self, type_names: list[str]):
+        self.slots = [slot_of(t) for t in type_names]
+        offsets, fmt, end = [], "<", 0
+        for slot in self.slots:
+            start = -(-end // slot.align) * slot.align
+            fmt += f"{start - end}x" if start > end else ""
+            fmt += slot.format
+            offsets.append(start)
+            end = start + slot.size
+        self._struct = struct.Struct(fmt)
+        self._memory = ctypes.create_string_buffer(max(end, 8) + 64)
+        base = ctypes.addressof(self._memory)
+        base += -base % 64  # 64-byte aligned, as 128-byte by-value parameters will need
+        self._base = base
+        self._view = (ctypes.c_char * max(end, 8)).from_address(base)
+        self._addresses = (ctypes.c_void_p * max(len(offsets), 1))(*[base + o for o in offsets])
+        self.params = ctypes.addressof(self._addresses)
+        self._converts = [slot.convert for slot in self.slots]
+
+    def pack(self, values: list) -> None:
+        self._struct.pack_into(self._view, 0, *[c(v) for c, v in zip(self._converts, values)])
+
+
+# --- the driver -----------------------------------------------------------------------------------
+
+class Driver:
+    """What the Python path asks of CUDA, through CuPy (imported on first use: it is heavy).
+    Tests put a fake in `DRIVER` to run launches on a machine without a GPU."""
+
+    def __init__(self):
+        self._cupy = None
+
+    @property
+    def cupy(self):
+        if self._cupy is None:
+            import cupy
+            self._cupy = cupy
+        return self._cupy
+
+    def launch(self, function: int, grid, block: int, shared: int, stream: int,
+               params: int) -> None:
+        self.cupy.cuda.driver.launchKernel(function, grid[0], grid[1], grid[2], block, 1, 1,
+                                           shared, stream, params, 0)
+
+    def current_device(self) -> int:
+        return self.cupy.cuda.runtime.getDevice()
+
+    def current_context(self) -> int:
+        return self.cupy.cuda.driver.ctxGetCurrent()
+
+    def load(self, cubin: bytes, name: str, shared: int, device: int):
+        """(the module, which must stay loaded, and the CUfunction) of `cubin` on `device`."""
+        cupy = self.cupy
         with cupy.cuda.Device(device):
             module = cupy.cuda.function.Module()
-            module.load(self.cubin)
-            function = module.get_function(self.name)
-            if self.shared > STATIC_SHARED_LIMIT:
+            module.load(cubin)
+            function = module.get_function(name)
+            if shared > STATIC_SHARED_LIMIT:
                 cupy.cuda.driver.funcSetAttribute(
-                    function.ptr, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, self.shared)
-        self._modules.append((module, function))  # keep the module loaded
-        self.functions[device] = function.ptr
-        return function.ptr
+                    function.ptr, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)
+        return (module, function), function.ptr
 
-    def check_arguments(self, values) -> None:
-        """Host arrays cannot be launched on (a check done once per new specialisation)."""
-        for pointer, value in zip(self.is_pointer, values):
-            if pointer and hasattr(value, "__array_interface__") and not hasattr(
-                    value, "__cuda_array_interface__") and not hasattr(value, "data_ptr"):
-                raise TypeError(f"a {type(value).__name__} in host memory was passed to GPU "
-                                f"kernel {self.name}: pass CuPy arrays or torch CUDA tensors, or "
-                                "set TILEC_INTERPRET=1 to run the kernel on the CPU")
-
-    def __call__(self, grid, values, stream: int, device: int) -> None:
-        for slot, pointer, value in zip(self.slots, self.is_pointer, values):
-            slot.value = data_pointer(value) if pointer else value
-        from cupy.cuda import driver
-        driver.launchKernel(self.function(device), grid[0], grid[1], grid[2], self.block, 1, 1,
-                            self.shared, stream, self.params_address, 0)
-
-
-def _slot(kind: str):
-    if kind not in _SCALAR_SLOTS:
-        raise TypeError(f"kernel parameters of type {kind} are not supported yet")
-    return _SCALAR_SLOTS[kind]
-
-
-def current_stream(values) -> int:
-    """The caller's current stream: torch's when torch tensors are passed, else CuPy's."""
-    for value in values:
-        if type(value).__module__.startswith("torch"):
+    def stream(self, torch_arrays: bool, device: int) -> int:
+        """The caller's current stream on `device`: torch's when torch tensors are passed."""
+        if torch_arrays:
             import torch
-            return torch.cuda.current_stream().cuda_stream
-    import cupy
-    return cupy.cuda.get_current_stream().ptr
+            return torch.cuda.current_stream(device).cuda_stream
+        return self.cupy.cuda.get_current_stream().ptr
+
+    def native_functions(self) -> dict[str, int]:
+        """The addresses of the driver functions the C launcher calls."""
+        libcuda = ctypes.CDLL("libcuda.so.1")
+        return {name: ctypes.cast(getattr(libcuda, name), ctypes.c_void_p).value
+                for name in ("cuLaunchKernel", "cuCtxGetCurrent", "cuGetErrorName")}
 
 
-def current_device(values) -> int:
-    for value in values:
-        device = getattr(value, "device", None)
-        index = getattr(device, "index", None)  # torch
-        if isinstance(index, int):
-            return index
-        if device is not None and hasattr(device, "id"):  # CuPy
-            return device.id
-    import cupy
-    return cupy.cuda.Device().id
+DRIVER = Driver()
 
 
-
-# --- the warm launch path ----------------------------------------------------------------------
-
-_POINTER_GETTERS: dict[type, object] = {}
+def uses_torch(values) -> bool:
+    return any(type(v).__module__.startswith("torch") for v in values)
 
 
-def _pointer_getter(t: type):
-    """How to read the device address of arrays of type `t` (found once per type)."""
-    getter = _POINTER_GETTERS.get(t)
-    if getter is None:
-        if t.__module__.startswith("torch"):
-            getter = t.data_ptr
-        elif t.__module__.startswith("cupy"):
-            getter = _cupy_pointer
-        else:
-            getter = data_pointer
-        _POINTER_GETTERS[t] = getter
-    return getter
+class Launcher:
+    """A compiled kernel as the driver launches it: loaded once per device, its arguments
+    packed into the buffer it owns. `arguments` are the JITFunction's runtime arguments in
+    parameter order; `kept` are the positions among them the compiled kernel takes (an integer
+    specialised as 1 is folded into the kernel, so not passed)."""
+
+    def __init__(self, kernel, kept: list[int]):
+        self.kernel = kernel
+        self.name = kernel.name
+        self.block = kernel.options.num_warps * 32
+        self.shared = kernel.metadata.get("shared", 0)
+        self.type_names = [p.type.codegen_name() for p in kernel.params]
+        self.kept = kept
+        self.buffer = ArgumentBuffer(self.type_names)
+        self._lock = threading.Lock()  # one launch packs the buffer at a time
+        self._loaded: dict[int, tuple] = {}  # device -> (keep-alive, CUfunction)
+        self.native = None
+        if native is not None and all(slot_of(t).native is not None for t in self.type_names):
+            self.native = native.Launcher(self.block, self.shared,
+                                          [slot_of(t).native for t in self.type_names], kept,
+                                          self._load_current, kernel)
+
+    def function(self, device: int) -> int:
+        loaded = self._loaded.get(device)
+        if loaded is None:
+            loaded = self._loaded[device] = DRIVER.load(self.kernel.asm["cubin"], self.name,
+                                                        self.shared, device)
+        return loaded[1]
+
+    def _load_current(self) -> tuple[int, int, int]:
+        """For the C launcher: (current context, CUfunction, device) on the current device."""
+        device = DRIVER.current_device()
+        function = self.function(device)
+        return DRIVER.current_context(), function, device
+
+    def run(self, grid: tuple[int, int, int], arguments: list) -> bool:
+        """Launch over `grid` with the JITFunction's runtime `arguments`, on the current device
+        and the caller's current stream (torch's when torch tensors are passed, else CuPy's);
+        returns whether torch's stream was used. A grid with a 0 launches nothing."""
+        passed = [arguments[i] for i in self.kept]
+        specialisers = [specialiser_for(v) for v in passed]
+        check_device_arrays(self.name, [v for v, s in zip(passed, specialisers)
+                                        if s.kind == "array"])
+        values = [s.value(v) for v, s in zip(passed, specialisers)]
+        torch_arrays = uses_torch(arguments)
+        if 0 in grid:
+            return torch_arrays
+        try:
+            device = DRIVER.current_device()
+            function = self.function(device)
+            stream = DRIVER.stream(torch_arrays, device)
+        except Exception as err:  # CuPy's errors when there is no driver or no device
+            if type(err).__module__.startswith("cupy") or isinstance(err, (ImportError, OSError)):
+                raise BackendUnavailable(
+                    f"cannot launch {self.name} on a GPU ({err}); set TILEC_INTERPRET=1 to run "
+                    "it on the CPU") from err
+            raise
+        with self._lock:
+            self.buffer.pack(values)
+            DRIVER.launch(function, grid, self.block, self.shared, stream, self.buffer.params)
+        return torch_arrays
 
 
-def _cupy_pointer(array) -> int:
-    return array.data.ptr
+_DEVICE_ARRAY_TYPE: dict[type, bool] = {}
 
 
-def key_parts(value, specialize: bool) -> tuple:
-    """(tag, flag, launch value) of one runtime argument: the two entries it adds to the fast
-    launch key, and what to pass to the kernel. Ints: ("i", 0 when folded as 1, else 1 +
-    divisible by 16 + 2 * 64-bit); arrays: (dtype, 16-byte aligned); floats: ("f", 0). The
-    generated launcher computes the same inline; this is the reference and the fallback."""
-    t = type(value)
-    if t is int:
-        wide = not -2**31 <= value < 2**31
-        if specialize and value == 1:
-            return "i", 0, value
-        return "i", 1 + (specialize and value % 16 == 0) + 2 * wide, value
-    if t is float:
-        return "f", 0, value
-    if hasattr(value, "dtype") and getattr(value, "shape", ()) != ():
-        pointer = _pointer_getter(t)(value)
-        return value.dtype, specialize and pointer % 16 == 0, pointer
-    from tilec.jit import specialize_argument
-    key = specialize_argument(value, specialize)
-    launch = None if key[0] == "constexpr" else value.item() if hasattr(value, "item") else value
-    return ("other", key), key[0] == "constexpr", launch
+def _in_host_memory(t: type) -> bool:
+    """Whether arrays of type `t` live in host memory (NumPy): known once per type."""
+    host = _DEVICE_ARRAY_TYPE.get(t)
+    if host is None:
+        host = _DEVICE_ARRAY_TYPE[t] = hasattr(t, "__array_interface__") and not any(
+            hasattr(t, a) for a in ("__cuda_array_interface__", "data_ptr"))
+    return host
 
 
-def is_folded(tag, flag) -> bool:
-    """Whether key_parts' (tag, flag) means the argument was folded into the kernel."""
-    return (tag == "i" and flag == 0) or (isinstance(tag, tuple) and bool(flag))
+def check_device_arrays(name: str, arguments: list) -> None:
+    """Host arrays cannot be launched on: say what to pass instead."""
+    for value in arguments:
+        if _in_host_memory(type(value)):
+            raise TypeError(f"a {type(value).__name__} in host memory was passed to GPU "
+                            f"kernel {name}: pass CuPy arrays or torch CUDA tensors, or set "
+                            "TILEC_INTERPRET=1 to run the kernel on the CPU")
 
 
-def _stream_getter(values):
-    """How to read the caller's current stream, decided once per compiled entry: torch's raw
-    stream when torch tensors are passed, else CuPy's."""
-    if any(type(v).__module__.startswith("torch") for v in values):
-        import torch
-        return torch._C._cuda_getCurrentRawStream
-    import cupy
-    current = cupy.cuda.get_current_stream
-    return lambda device: current().ptr
+def native_enabled() -> bool:
+    return native is not None and os.environ.get("TILEC_NATIVE_LAUNCH", "1") != "0"
 
 
-def make_fast_launch(fn, slow):
-    """A launch function with `fn`'s own parameter list that computes the specialisation key
-    argument by argument (inline, for ints and arrays) and launches a compiled kernel from the
-    in-memory cache; anything else (a new key, the interpreter, other argument types) goes to
-    `slow`."""
-    names = [p.name for p in fn.params]
-    defaults = {f"_default_{p.name}": p.default for p in fn.params
-                if p.default is not inspect.Parameter.empty}
-    signature = ", ".join(p.name + (f"=_default_{p.name}" if f"_default_{p.name}" in defaults
-                                    else "") for p in fn.params)
-    # Named after the kernel, so argument errors name it.
-    name = fn.__name__ if fn.__name__ not in names and fn.__name__.isidentifier() else "launch"
-    everything = f"({', '.join(names)},)"
-    lines = [f"def {name}({signature}, *, grid, num_warps=4, num_stages=3):",
-             "    if _interpret is not None and _interpret or _interpret is None and "
-             "_environ_get(_INTERPRET_KEY, b'0') not in (b'', b'0'):",
-             f"        return _slow({everything}, grid, num_warps, num_stages)"]
-    key_names, value_names = [], []
-    for i, p in enumerate(fn.params):
-        if p.is_constexpr:
-            key_names.append(p.name)
-            continue
-        specialize = p.name not in fn.do_not_specialize
-        a, tag, flag, v = p.name, f"p{i}", f"q{i}", f"v{i}"
-        int_flag = (f"0 if {a} == 1 else 1 + ({a} % 16 == 0) + 2 * "
-                    f"(not -2147483648 <= {a} < 2147483648)" if specialize else
-                    f"1 + 2 * (not -2147483648 <= {a} < 2147483648)")
-        array_flag = f"not {v} & 15" if specialize else "False"
-        lines += [
-            f"    t = type({a})",
-            f"    if t is int:",
-            f"        {tag} = 'i'; {flag} = {int_flag}; {v} = {a}",
-            f"    else:",
-            f"        g = _getters_get(t)",
-            f"        if g is not None:",
-            f"            {v} = g({a}); {tag} = {a}.dtype; {flag} = {array_flag}",
-            f"        else:",
-            f"            {tag}, {flag}, {v} = _key_parts({a}, {specialize})",
-        ]
-        key_names += [tag, flag]
-        value_names.append(v)
-    lines += [
-        f"    entry = _cache.get(({', '.join(key_names)}, num_warps, num_stages))",
-        "    if entry is None:",
-        f"        return _slow({everything}, grid, num_warps, num_stages)",
-        "    if type(grid) is not tuple:",
-        f"        grid = grid(dict({', '.join(f'{n}={n}' for n in names)})) "
-        "if callable(grid) else (grid,)",
-        "    pack, buffer, params, block, shared, stream, functions, load = entry",
-        f"    pack(buffer, 0{''.join(', ' + v for v in value_names)})",
-        "    device = _get_device()",
-        "    n = len(grid)",
-        "    _launch(functions.get(device) or load(device), grid[0], grid[1] if n > 1 else 1,"
-        " grid[2] if n > 2 else 1, block, 1, 1, shared, stream(device), params, 0)",
-    ]
-    from cupy.cuda import driver, runtime
-    # os.environ's own dict (bytes keys): the variable is still read at every launch, without
-    # os.environ's per-call key encoding.
-    environ = getattr(os.environ, "_data", None)
-    environ_get = environ.get if isinstance(environ, dict) else (
-        lambda key, default: os.environ.get(key.decode(), default.decode()).encode())
-    namespace = dict(defaults, _slow=slow, _key_parts=key_parts, _cache=fn.fast_cache,
-                     _getters_get=_POINTER_GETTERS.get, _environ_get=environ_get,
-                     _INTERPRET_KEY=os.environ.encodekey("TILEC_INTERPRET")
-                     if hasattr(os.environ, "encodekey") else b"TILEC_INTERPRET",
-                     _interpret=fn.interpret, _launch=driver.launchKernel,
-                     _get_device=runtime.getDevice)
-    exec("\n".join(lines), namespace)  # noqa: S102  (generated from the parameter names only)
-    return namespace[name]
-
-
-_SLOT_FORMATS = {"i1": "?7x", "i8": "b7x", "i16": "h6x", "i32": "i4x", "i64": "q", "u8": "B7x",
-                 "u16": "H6x", "u32": "I4x", "u64": "Q", "fp32": "f4x", "fp64": "d"}
-
-
-def fast_entry(kernel, keep: list[int], values: list) -> tuple:
-    """What the generated launcher needs to launch `kernel`: (pack, buffer, argument array,
-    block, shared bytes, stream getter, loaded functions by device, loader). Every runtime
-    argument is packed with one struct call into its own 8-byte slot; the driver's argument
-    array points at the slots of the parameters the kernel kept (`keep`), so arguments folded
-    into it (integers equal to 1) are packed but not passed."""
-    launcher = kernel.launcher()
-    kept_kinds = dict(zip(keep, launcher.kinds))
-    formats = []
-    for position in range(len(values)):
-        kind = kept_kinds.get(position, "i64")  # a folded argument: packed, never passed
-        formats.append("Q" if kind.startswith("*") else _SLOT_FORMATS[kind])
-    pack = struct.Struct("<" + "".join(formats)).pack_into
-    buffer = ctypes.create_string_buffer(max(8 * len(values), 8))
-    base = ctypes.addressof(buffer)
-    addresses = (ctypes.c_void_p * max(len(keep), 1))(*[base + 8 * i for i in keep])
-    launcher._keep_alive = (buffer, addresses)
-    return (pack, buffer, ctypes.addressof(addresses), launcher.block, launcher.shared,
-            _stream_getter(values), launcher.functions, launcher.function)
+__all__ = ["DRIVER", "GRID_LIMITS", "SLOTS", "SPECIALISERS", "ArgumentBuffer", "Launcher",
+           "data_pointer", "normalise_grid", "pointer_dtype_name",
+           "specialization", "specialize_argument", "specialiser_for"]

@@ -7,8 +7,9 @@ import random
 import numpy as np
 import pytest
 
+from tilec.analysis.axis_info import analyze
+from tilec.analysis.axis_lattice import MAX_DIVISIBILITY, AxisInfo
 from tilec.context import make_context, parse_module
-from tilec.passes.axis_info import MAX_DIVISIBILITY, AxisInfo, analyze
 
 MAX = MAX_DIVISIBILITY
 

@@ -140,8 +140,8 @@ def test_load_builds_the_kernel_without_compiling(aot_dir, monkeypatch):
     assert isinstance(kernel.compiled, tilec.CompiledKernel)
     assert kernel.asm["cubin"] == (aot_dir / "add_kernel.cubin").read_bytes()
     assert "tile.kernel" in kernel.asm["tile"]
-    launcher = kernel.compiled.launcher()  # the jit kernels' launcher, built from the files
-    assert launcher.block == 128 and launcher.kinds == ["*fp32"] * 3 + ["i32"]
+    launcher = kernel.launcher  # the jit kernels' launcher, built from the files
+    assert launcher.block == 128 and launcher.type_names == ["*fp32"] * 3 + ["i32"]
     # The metadata file itself, and a name, load the same kernel.
     assert tilec.load(aot_dir / "add_kernel.metadata.json").name == "add_kernel"
     assert tilec.load(aot_dir, "add_kernel").name == "add_kernel"

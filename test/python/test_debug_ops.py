@@ -13,13 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import debug_kernels as K
 import numpy as np
 import pytest
 
-import debug_kernels as K
 import tilec
 import tilec.compiler
-from tilec.compiler import CompileOptions, _cache_key
+from tilec.compiler import CompileOptions, cache_key_of
 
 HERE = Path(__file__).resolve().parent
 PID = "pid (%d, %d, %d)"
@@ -127,18 +127,18 @@ def test_python_assert_in_an_inlined_function_reports_its_own_line():
 def test_debug_is_an_option_of_the_jit_and_of_the_cache_key(monkeypatch):
     assert K.check_positive.debug is True and K.unchecked_positive.debug is None
     key = (("*i32", True), ("constexpr", 256))
-    assert _cache_key(K.check_positive, key, CompileOptions(debug=True)) != \
-        _cache_key(K.check_positive, key, CompileOptions(debug=False))
+    assert cache_key_of(K.check_positive, key, CompileOptions(debug=True)) != \
+        cache_key_of(K.check_positive, key, CompileOptions(debug=False))
     seen = []
 
     def compile_specialized(fn, key, options, stop_after="cubin"):
         seen.append(options.debug)
         raise RuntimeError("stop before launching")
-    monkeypatch.setattr(tilec.compiler, "compile_specialized", compile_specialized)
+    monkeypatch.setattr(tilec.launch, "compile_specialized", compile_specialized)
     monkeypatch.delenv("TILEC_INTERPRET", raising=False)
     for kernel in (K.check_positive, K.unchecked_positive):
         with pytest.raises(RuntimeError, match="stop before launching"):
-            kernel.run(np.ones(256, dtype=np.int32), grid=(1,), BLOCK=256)
+            kernel[(1,)](np.ones(256, dtype=np.int32), BLOCK=256)
     assert seen == [True, False]
 
 

@@ -6,8 +6,9 @@ from mlir import ir
 
 from tilec.context import make_context, parse_module
 from tilec.diagnostics import DiagnosticError
-from tilec.passbase import Option, OptionError, Pass, get_pass, register, registered_passes
-from tilec.pipeline import Element, PipelineOptions, parse_pipeline, run_pipeline
+from tilec.passbase import Option, OptionError, Pass, register
+from tilec.passes import get_pass, registered_passes
+from tilec.passmanager import Element, PipelineOptions, parse_pipeline, run_pipeline
 
 CHAIN = """func.func @f(%p: !tile.ptr<f32, 1 : i32>, %a: i32, %b: i32) -> !tile.ptr<f32, 1 : i32> {
   %q = "tile.addptr"(%p, %a) : (!tile.ptr<f32, 1 : i32>, i32) -> !tile.ptr<f32, 1 : i32>

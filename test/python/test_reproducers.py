@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import reproducer_passes  # noqa: F401  (registers the test-repro-* passes)
+
 import tilec
 import tilec.compiler as compiler
 import tilec.language as tl
-from tilec.pipeline import parse_pipeline
+from tilec.passmanager import parse_pipeline
 from tilec.reproducer import single_passes
 
 PLUGIN = str(Path(reproducer_passes.__file__).resolve())
@@ -40,10 +40,6 @@ def loop_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 ADD_SIGNATURE = {"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "out_ptr": "*fp32:16", "n": "i32"}
 LOOP_SIGNATURE = {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16", "n": "i32"}
 
-STAGE_PIPELINES = {"tile": "TILE_PIPELINE", "tilegpu": "tilegpu_pipeline",
-                   "llvm": "LLVM_PIPELINE", "ptx": "ptx_pipeline"}
-
-
 @pytest.fixture(autouse=True)
 def repro_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("TILEC_CACHE", "0")  # a cached kernel would not fail
@@ -53,22 +49,23 @@ def repro_dir(tmp_path, monkeypatch):
 
 
 def plant(monkeypatch, stage: str, edit) -> None:
-    """Edit the pipeline text of `stage` with `edit(text) -> text`."""
+    """Edit the passes of `stage` (compiler.STAGES) with `edit(text) -> text`."""
     def checked(text):
         edited = edit(text)
         assert edited != text, f"nothing planted in {text}"
         return edited
 
-    name = STAGE_PIPELINES[stage]
-    original = getattr(compiler, name)
-    if callable(original):
-        monkeypatch.setattr(compiler, name, lambda options: checked(original(options)))
-    else:
-        monkeypatch.setattr(compiler, name, checked(original))
+    stages = []
+    for entry in compiler.STAGES:
+        if entry.name == stage:
+            original = entry.passes
+            entry = compiler.Stage(stage, lambda options: checked(original(options)))
+        stages.append(entry)
+    monkeypatch.setattr(compiler, "STAGES", tuple(stages))
 
 
 def insert_first(planted: str):
-    return lambda text: text.replace("builtin.module(", f"builtin.module({planted},", 1)
+    return lambda text: f"{planted},{text}"
 
 
 def compile_error(kernel=add_kernel, signature=ADD_SIGNATURE, constexprs=None) -> str:

@@ -17,7 +17,7 @@ import pytest
 
 import tilec
 import tilec.language as tl
-from tilec.jit import specialize_argument
+from tilec.runtime import specialization, specialize_argument
 
 
 def compile_tile(*args, **kwargs):
@@ -91,7 +91,7 @@ def signature_args(text: str) -> list[str]:
 
 
 def bound(fn, **values):
-    return fn.bind_launch((), values)
+    return fn.bind_launch((), values)[0]
 
 
 # --- specialize_argument ------------------------------------------------------------------------
@@ -178,42 +178,42 @@ def test_pointer_divisibility_off_when_not_specialized():
     assert specialize_argument(aligned_f32(), specialize=False) == ("*fp32", False)
 
 
-# --- JITFunction.specialization ------------------------------------------------------------------
+# --- runtime.specialization ----------------------------------------------------------------------
 
 def test_specialization_of_a_launch():
     x = aligned_f32()
-    key = fill.specialization(bound(fill, x_ptr=x, n=1, stride=1, value=2.5, BLOCK=64))
+    key = specialization(fill, bound(fill, x_ptr=x, n=1, stride=1, value=2.5, BLOCK=64))
     assert key == (("*fp32", True), ("constexpr", 1), ("constexpr", 1), ("fp32", False),
                    ("constexpr", 64))
 
 
 def test_specialization_distinguishes_divisibility():
     x = aligned_f32()
-    key = fill.specialization(bound(fill, x_ptr=x[1:], n=32, stride=3, value=0.0, BLOCK=64))
+    key = specialization(fill, bound(fill, x_ptr=x[1:], n=32, stride=3, value=0.0, BLOCK=64))
     assert key == (("*fp32", False), ("i32", True), ("i32", False), ("fp32", False),
                    ("constexpr", 64))
 
 
 def test_constexpr_parameters_keep_their_value():
     x = aligned_f32()
-    key = fill.specialization(bound(fill, x_ptr=x, n=5, stride=2, value=1.0, BLOCK=1))
+    key = specialization(fill, bound(fill, x_ptr=x, n=5, stride=2, value=1.0, BLOCK=1))
     assert key[-1] == ("constexpr", 1)
-    key = fill.specialization(bound(fill, x_ptr=x, n=5, stride=2, value=1.0, BLOCK=128))
+    key = specialization(fill, bound(fill, x_ptr=x, n=5, stride=2, value=1.0, BLOCK=128))
     assert key[-1] == ("constexpr", 128)
 
 
 def test_integer_one_becomes_constexpr_unless_do_not_specialize():
     x = aligned_f32()
     args = dict(x_ptr=x, n=1, stride=1, value=1.0, BLOCK=64)
-    assert fill.specialization(bound(fill, **args))[2] == ("constexpr", 1)
-    key = fill_dns.specialization(bound(fill_dns, **args))
+    assert specialization(fill, bound(fill, **args))[2] == ("constexpr", 1)
+    key = specialization(fill_dns, bound(fill_dns, **args))
     assert key[2] == ("i32", False)
     assert key[1] == ("constexpr", 1)  # n is still specialised
 
 
 def test_do_not_specialize_disables_divisibility():
     x = aligned_f32()
-    key = fill_dns.specialization(bound(fill_dns, x_ptr=x, n=32, stride=32, value=1.0, BLOCK=64))
+    key = specialization(fill_dns, bound(fill_dns, x_ptr=x, n=32, stride=32, value=1.0, BLOCK=64))
     assert key[1] == ("i32", True)
     assert key[2] == ("i32", False)
 
@@ -221,7 +221,7 @@ def test_do_not_specialize_disables_divisibility():
 def test_do_not_specialize_by_index():
     assert fill_dns_index.do_not_specialize == {"n"}
     x = aligned_f32()
-    key = fill_dns_index.specialization(bound(fill_dns_index, x_ptr=x, n=1, stride=1, value=1.0,
+    key = specialization(fill_dns_index, bound(fill_dns_index, x_ptr=x, n=1, stride=1, value=1.0,
                                               BLOCK=64))
     assert key[1] == ("i32", False)
     assert key[2] == ("constexpr", 1)
@@ -236,7 +236,7 @@ def test_do_not_specialize_rejects_unknown_names():
 
 def test_large_integers_are_i64():
     x = aligned_f32()
-    key = fill.specialization(bound(fill, x_ptr=x, n=2**33, stride=-(2**35) - 1, value=1.0,
+    key = specialization(fill, bound(fill, x_ptr=x, n=2**33, stride=-(2**35) - 1, value=1.0,
                                     BLOCK=64))
     assert key[1] == ("i64", True)
     assert key[2] == ("i64", False)
@@ -463,7 +463,7 @@ def test_constexpr_default_is_used():
     kernel = compile_tile(scale, signature={"x_ptr": "*fp32", "factor": "fp32"})
     assert kernel.constants == {"BLOCK": 32}
     assert "tensor<32xf32>" in kernel.asm["tile"]
-    key = scale.specialization(bound(scale, x_ptr=aligned_f32(), factor=2.0))
+    key = specialization(scale, bound(scale, x_ptr=aligned_f32(), factor=2.0))
     assert key[-1] == ("constexpr", 32)
     scale.cache.clear()
     launch_expecting_no_backend(scale[(1,)], aligned_f32(), 2.0)

@@ -17,12 +17,21 @@ from typing import Any
 
 from mlir import ir
 
+import tilec.language as tl
 from tilec.errors import CompilationError
 from tilec.frontend import control_flow
 from tilec.frontend.returns import ReturnInLoop, normalize
-from tilec.language import semantic
-from tilec.language.core import (SemanticError, constexpr, is_builtin, is_constexpr_function,
-                                  tensor, unwrap)
+from tilec.kernel import as_jit
+from tilec.language import semantic, shapes
+from tilec.language.core import (
+    SemanticError,
+    constexpr,
+    is_builtin,
+    is_constexpr_function,
+    tensor,
+    unwrap,
+)
+from tilec.language.dtypes import dtype
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
            ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
@@ -234,8 +243,7 @@ class CodeGenerator(ast.NodeVisitor):
             if not cond:
                 raise self.error(node, f"assertion failed: {message or ast.unparse(node.test)}")
             return
-        from tilec.language import device_assert
-        device_assert(cond, str(message), _semantic=self)
+        tl.device_assert(cond, str(message), _semantic=self)
 
     # --- expressions -----------------------------------------------------------------------
 
@@ -376,11 +384,11 @@ class CodeGenerator(ast.NodeVisitor):
         return self.call(node, fn, args, kwargs)
 
     def call(self, node: ast.AST, fn, args: list, kwargs: dict):
-        from tilec.jit import JITFunction
         if isinstance(fn, BoundMethod):
             return self.call(node, fn.fn, [fn.self, *args], kwargs)
-        if isinstance(fn, JITFunction):
-            return self.call_jit(node, fn, args, kwargs)
+        jit_fn = as_jit(fn)
+        if jit_fn is not None:
+            return self.call_jit(node, jit_fn, args, kwargs)
         if is_builtin(fn):
             try:
                 return fn(*args, **kwargs, _semantic=self)
@@ -394,11 +402,9 @@ class CodeGenerator(ast.NodeVisitor):
                                        "with compile-time values only")
             return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
         if fn is builtins.range:
-            from tilec.language import range as tl_range
-            return tl_range(*args, **kwargs, _semantic=self)
+            return tl.range(*args, **kwargs, _semantic=self)
         if fn is builtins.print:
-            from tilec.language import device_print
-            return device_print(*args, _semantic=self, **kwargs)
+            return tl.device_print(*args, _semantic=self, **kwargs)
         if fn in (builtins.min, builtins.max):
             return self.min_max(fn, args)
         if fn is constexpr:
@@ -448,8 +454,13 @@ class CodeGenerator(ast.NodeVisitor):
 
     def combine_function(self, fn):
         """A combine callback for reduce/scan from a @tilec.jit function."""
+        jit_fn = as_jit(fn)
+        if jit_fn is None:
+            raise SemanticError(f"combine_fn must be a @tilec.jit function, got "
+                                f"{_display_name(fn)}")
+
         def combine(args: list[tensor]):
-            result = self.call_jit(self.node_stack[-1], fn, args, {})
+            result = self.call_jit(self.node_stack[-1], jit_fn, args, {})
             return list(result) if isinstance(result, (tuple, list)) else [result]
         return combine
 
@@ -472,7 +483,6 @@ def check_global(gen: CodeGenerator, node: ast.AST, name: str, value: Any) -> An
         return value
     if callable(value):
         return value
-    from tilec.language.dtypes import dtype
     if isinstance(value, (dtype, tuple)):
         return value
     raise gen.error(node, f"global '{name}' is a {type(value).__name__}: kernels read module-level "
@@ -484,11 +494,9 @@ def tensor_attribute(gen: CodeGenerator, node: ast.AST, x: tensor, name: str):
     if name in ("dtype", "shape", "type", "numel"):
         return getattr(x, name)
     if name == "T":
-        from tilec.language.shapes import trans
-        return trans(x)
-    from tilec.language import TENSOR_METHODS
-    if name in TENSOR_METHODS:
-        return BoundMethod(TENSOR_METHODS[name], x)
+        return shapes.trans(x)
+    if name in tl.TENSOR_METHODS:
+        return BoundMethod(tl.TENSOR_METHODS[name], x)
     raise gen.error(node, f"tensors have no attribute '{name}'")
 
 

@@ -16,7 +16,7 @@ from mlir.dialects import scf
 
 from tilec.language import dtypes as T
 from tilec.language import semantic
-from tilec.language.core import SemanticError, tensor, unwrap
+from tilec.language.core import RangeSpec, SemanticError, tensor, unwrap
 
 _MISSING = object()
 
@@ -215,16 +215,6 @@ def _loop_results(gen, node: ast.AST, carried, kind: str) -> list[ir.Value]:
                                   f"tl.zeros(shape, dtype), or 0.0 for a float)")
         values.append(now.handle)
     return values
-
-
-@dataclass
-class RangeSpec:
-    """`range`/`tl.range`/`tl.static_range` as a kernel iterates over it."""
-    start: Any
-    end: Any
-    step: Any
-    static: bool = False
-    attributes: dict | None = None
 
 
 def visit_for(gen, node: ast.For) -> None:

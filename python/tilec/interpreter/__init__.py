@@ -9,12 +9,13 @@ GPU cannot make are on by default and can be switched off: `TILEC_CHECK_BOUNDS=0
 from __future__ import annotations
 
 import itertools
+import linecache
 import os
 
 import numpy as np
 
 from tilec.errors import CompilationError
-from tilec.interpreter import arith
+from tilec.interpreter import arith, ops  # noqa: F401  (ops registers the builtins' NumPy code)
 from tilec.interpreter.memory import Checks, Memory
 from tilec.interpreter.state import LaunchState, activate, active, is_user_file
 from tilec.interpreter.values import Block, numpy_dtype
@@ -37,26 +38,29 @@ def checks_from_environment() -> Checks:
                   races=on("TILEC_CHECK_RACES"))
 
 
-def _argument(memory: Memory, fn, name: str, value):
-    from tilec.jit import specialize_argument
-    if hasattr(value, "dtype") and getattr(value, "shape", None) != ():
-        return memory.add_argument(name, value)
-    kind, _ = specialize_argument(value, name not in fn.do_not_specialize)
+def _argument(memory: Memory, name: str, value, key: tuple):
+    """What the kernel's Python function receives for one argument, given the part of the
+    specialisation the launch computed for it (runtime.specialize_argument)."""
+    kind, _ = key
     if kind == "constexpr":
         return value
+    if kind.startswith("*"):
+        return memory.add_argument(name, value)
     ty = parse_type(kind)
     number = value.item() if hasattr(value, "item") else value
     return Block(np.array(number).astype(numpy_dtype(ty)), ty)
 
 
-def launch(fn, grid: tuple[int, int, int], bound: dict, checks: Checks | None = None) -> None:
-    """Run every program instance of `grid` of the kernel `fn` with arguments `bound`."""
+def launch(fn, grid: tuple[int, int, int], bound: dict, specialization: tuple,
+           checks: Checks | None = None) -> None:
+    """Run every program instance of `grid` of the kernel `fn` with arguments `bound`, whose
+    types the launch's `specialization` (one entry per parameter) gives."""
     if active():
         raise RuntimeError("a kernel launched from inside an interpreted kernel")
     checks = checks or checks_from_environment()
     memory = Memory(checks)
-    args = [bound[p.name] if p.is_constexpr else _argument(memory, fn, p.name, bound[p.name])
-            for p in fn.params]
+    args = [bound[p.name] if p.is_constexpr else _argument(memory, p.name, bound[p.name], key)
+            for p, key in zip(fn.params, specialization)]
     state = LaunchState(memory, grid)
     saved_overflow = arith.CHECK_OVERFLOW
     arith.CHECK_OVERFLOW = checks.overflow
@@ -81,7 +85,7 @@ def _at_kernel_line(err: SemanticError, pid) -> CompilationError:
         if is_user_file(tb.tb_frame.f_code.co_filename):
             filename, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
         tb = tb.tb_next
-    import linecache
+
     source = linecache.getline(filename, line) if filename else None
     col = len(source) - len(source.lstrip()) if source else 0
     return CompilationError(f"{err} (while interpreting program {pid})", filename, line, col,

@@ -9,15 +9,24 @@ offset is reported when it is dereferenced.
 from __future__ import annotations
 
 import math as pymath
+import sys
 
 import numpy as np
 
+from tilec.interpreter import values
 from tilec.interpreter.values import Block, numpy_dtype
 from tilec.language import dtypes as T
 from tilec.language.core import SemanticError, unwrap
-from tilec.language.semantic import (broadcast_shapes, check_floating, check_literal,
-                                     check_umulhi, is_literal, literal_type, operand_type,
-                                     promoted_type)
+from tilec.language.semantic import (
+    broadcast_shapes,
+    check_floating,
+    check_literal,
+    check_umulhi,
+    is_literal,
+    literal_type,
+    operand_type,
+    promoted_type,
+)
 
 CHECK_OVERFLOW = True  # set by the launch from the interpreter's checks
 
@@ -314,3 +323,6 @@ def transpose(x: Block) -> Block:
     if x.data.ndim != 2:
         raise SemanticError(f".T transposes 2-D blocks; this one has shape {x.shape}")
     return Block(x.data.T, x.elem, None if x.overflow is None else x.overflow.T, x.provenance)
+
+
+values.use_arithmetic(sys.modules[__name__])

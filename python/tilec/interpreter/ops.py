@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from tilec.errors import DeviceAssertionError
 from tilec.interpreter import arith
 from tilec.interpreter.arith import broadcast_all, broadcast_to, cast, to_block
-from tilec.interpreter.state import current, where
+from tilec.interpreter.state import active, current, where
 from tilec.interpreter.values import Block, numpy_dtype
-from tilec.jit import JITFunction
+from tilec.kernel import JITFunction
+from tilec.language import builtins
 from tilec.language import dtypes as T
 from tilec.language import memory as lang_memory
 from tilec.language import reductions as lang_reductions
 from tilec.language import shapes as lang_shapes
-from tilec.language.core import SemanticError, unwrap
+from tilec.language.builtins import const_value, dtype_value, grid_axis, shape_value
+from tilec.language.core import SemanticError, register_interpreter, unwrap
 
 IMPLEMENTATIONS = {}
 
@@ -28,19 +31,7 @@ def implements(fn):
     return fn
 
 
-def _const(value, what):
-    from tilec.language import _const as check
-    return check(value, what)
-
-
-def _shape(shape):
-    from tilec.language import _shape as check
-    return check(shape)
-
-
-def _dtype(value, what="dtype"):
-    from tilec.language import _dtype as check
-    return check(value, what)
+_const, _shape, _dtype = const_value, shape_value, dtype_value
 
 
 def _call(fn, *args):
@@ -51,14 +42,12 @@ def _call(fn, *args):
 
 @implements
 def program_id(axis):
-    from tilec.language import _grid_axis
-    return Block(np.int32(current().pid[_grid_axis(axis, "program_id")]), T.int32)
+    return Block(np.int32(current().pid[grid_axis(axis, "program_id")]), T.int32)
 
 
 @implements
 def num_programs(axis):
-    from tilec.language import _grid_axis
-    return Block(np.int32(current().grid[_grid_axis(axis, "num_programs")]), T.int32)
+    return Block(np.int32(current().grid[grid_axis(axis, "num_programs")]), T.int32)
 
 
 # --- creation and shapes ----------------------------------------------------------------------
@@ -478,8 +467,7 @@ for _name in ("multiple_of", "max_contiguous", "max_constancy"):
 
 def _compile_time(name: str):
     """Builtins that only look at compile-time values behave the same when interpreted."""
-    import tilec.language as tl
-    IMPLEMENTATIONS[name] = getattr(tl, name).__wrapped__
+    IMPLEMENTATIONS[name] = getattr(builtins, name).__wrapped__
 
 
 for _name in ("assume", "static_print", "static_assert"):
@@ -507,8 +495,10 @@ def device_print(prefix, *args, hex=False):
 
 @implements
 def device_assert(cond, msg=""):
-    from tilec.errors import DeviceAssertionError
     cond = unwrap(cond)
     data = cond.data if isinstance(cond, Block) else np.asarray(cond)
     if not np.all(data):
         raise DeviceAssertionError(f"device_assert failed: {unwrap(msg)}", *where())
+
+
+register_interpreter(IMPLEMENTATIONS, active)

@@ -6,9 +6,8 @@ import sys
 import threading
 from dataclasses import dataclass
 
-import tilec
-
-TILEC_DIR = os.path.dirname(os.path.abspath(tilec.__file__))
+# The tilec package's folder: frames in files under it are tilec's, the others the user's.
+TILEC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @dataclass

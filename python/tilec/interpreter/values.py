@@ -9,6 +9,8 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from tilec.kernel import JITFunction
+from tilec.language import TENSOR_METHODS
 from tilec.language import dtypes as T
 from tilec.language.core import SemanticError, tensor, unwrap
 from tilec.language.dtypes import dtype
@@ -141,7 +143,6 @@ class Block(tensor):
     def __getattr__(self, name):
         if name == "T":
             return _arith().transpose(self)
-        from tilec.language import TENSOR_METHODS
         if name in TENSOR_METHODS:
             method = TENSOR_METHODS[name]
             return lambda *args, **kwargs: _call(method, self, *args, **kwargs)
@@ -153,15 +154,21 @@ class Block(tensor):
 
 
 def _call(fn, *args, **kwargs):
-    from tilec.jit import JITFunction
     if isinstance(fn, JITFunction):
         return fn.fn(*args, **kwargs)
     return fn(*args, **kwargs)
 
 
+# Block's operators are arith.py's functions; arith.py (which builds Blocks) registers itself.
+_ARITHMETIC: list = []
+
+
+def use_arithmetic(module) -> None:
+    _ARITHMETIC[:] = [module]
+
+
 def _arith():
-    from tilec.interpreter import arith
-    return arith
+    return _ARITHMETIC[0]
 
 
 def value_of(x):

@@ -7,6 +7,8 @@ compile-time constant; `constexpr` marks parameters that must be one.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
+from typing import Any
 
 from mlir import ir
 
@@ -82,6 +84,23 @@ def block_of(shape, element: dtype) -> dtype:
     return block_type(element, shape) if shape else element
 
 
+# The interpreter, once imported, registers here what a builtin called from running Python
+# does (its NumPy implementation, by builtin name) and how to tell that a kernel is being
+# interpreted: the language does not import the interpreter.
+_INTERPRETER: dict[str, Any] = {"implementations": {}, "active": lambda: False}
+
+
+def register_interpreter(implementations: dict, active) -> None:
+    """Called by tilec.interpreter: builtins run `implementations[name]` while `active()`."""
+    _INTERPRETER["implementations"] = implementations
+    _INTERPRETER["active"] = active
+
+
+def interpreting() -> bool:
+    """Whether an interpreted kernel is running (on this thread)."""
+    return _INTERPRETER["active"]()
+
+
 def builtin(fn):
     """Mark `fn` as a builtin: the frontend calls it with `_semantic=`; called from running
     Python (an interpreted kernel), it runs the interpreter's NumPy implementation instead."""
@@ -89,11 +108,9 @@ def builtin(fn):
     def wrapper(*args, _semantic=None, **kwargs):
         if _semantic is not None:
             return fn(*args, _semantic=_semantic, **kwargs)
-        from tilec.interpreter.ops import IMPLEMENTATIONS
-        from tilec.interpreter.state import active
-        if not active():
+        if not interpreting():
             raise RuntimeError(f"tl.{wrapper.__name__} runs inside @tilec.jit kernels only")
-        return IMPLEMENTATIONS[wrapper.__name__](*args, **kwargs)
+        return _INTERPRETER["implementations"][wrapper.__name__](*args, **kwargs)
 
     setattr(wrapper, BUILTIN, True)
     return wrapper
@@ -114,3 +131,30 @@ def constexpr_function(fn):
 
 def is_constexpr_function(fn) -> bool:
     return getattr(fn, CONSTEXPR_FUNCTION, False)
+
+
+LANGUAGE_FUNCTION = "__tilec_language_function__"
+
+
+def language_function(fn):
+    """Mark `fn`, written in the kernel language, as a function of the language's library
+    (tl.sum, tl.softmax, tl.rand, ...): a kernel calling it inlines it as it does a @tilec.jit
+    helper (kernel.as_jit makes the JITFunction on first use), and an interpreted kernel calls it
+    as Python. The library is written this way, not with @tilec.jit, so that the language does
+    not import the kernel layer above it."""
+    setattr(fn, LANGUAGE_FUNCTION, True)
+    return fn
+
+
+def is_language_function(fn) -> bool:
+    return getattr(fn, LANGUAGE_FUNCTION, False)
+
+
+@dataclass
+class RangeSpec:
+    """`range`/`tl.range`/`tl.static_range` as a kernel iterates over it."""
+    start: Any
+    end: Any
+    step: Any
+    static: bool = False
+    attributes: dict | None = None

@@ -8,8 +8,8 @@ Weyl constants.
 """
 from __future__ import annotations
 
-import tilec.language as tl
-from tilec.jit import jit
+import tilec.language.builtins as tl
+from tilec.language.core import language_function
 
 PHILOX_KEY_A = tl.constexpr(0x9E3779B9)
 PHILOX_KEY_B = tl.constexpr(0xBB67AE85)
@@ -18,7 +18,7 @@ PHILOX_ROUND_B = tl.constexpr(0xCD9E8D57)
 N_ROUNDS_DEFAULT = tl.constexpr(10)
 
 
-@jit
+@language_function
 def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
     """Philox on uint32 counters (c0..c3) and key (k0, k1)."""
     for _ in tl.static_range(n_rounds):
@@ -32,7 +32,7 @@ def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds: tl.constexpr = N_ROUNDS_DEFAUL
     return c0, c1, c2, c3
 
 
-@jit
+@language_function
 def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
     seed = tl.to_tensor(seed).to(tl.uint64)
     key_hi = ((seed >> 32) & 0xFFFFFFFF).to(tl.uint32)
@@ -44,7 +44,7 @@ def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
     return philox_impl(c0, c1, c2, c3, key_lo, key_hi, n_rounds)
 
 
-@jit
+@language_function
 def randint4x(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
     """Four blocks of random uint32 for each offset (offsets: int32 block or scalar)."""
     offset = tl.to_tensor(offset).to(tl.uint32, bitcast=True)
@@ -52,14 +52,14 @@ def randint4x(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
     return philox(seed, offset, zero, zero, zero, n_rounds)
 
 
-@jit
+@language_function
 def randint(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
     """One block of random uint32 for each offset."""
     first, _, _, _ = randint4x(seed, offset, n_rounds)
     return first
 
 
-@jit
+@language_function
 def uint_to_uniform_float(x):
     """uint32 -> float32 uniform in [0, 1): folds the sign bit away, then scales by 2**-31."""
     x = x.to(tl.int32, bitcast=True)
@@ -67,13 +67,13 @@ def uint_to_uniform_float(x):
     return x.to(tl.float32) * 4.6566127342e-10
 
 
-@jit
+@language_function
 def rand(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
     """Uniform float32 in [0, 1) for each offset."""
     return uint_to_uniform_float(randint(seed, offset, n_rounds))
 
 
-@jit
+@language_function
 def randn(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
     """Standard normal float32 for each offset (Box-Muller on two uniforms)."""
     i1, i2, _, _ = randint4x(seed, offset, n_rounds)

@@ -1,24 +1,23 @@
 """Library functions written in the kernel language itself, compiled like user helpers."""
 from __future__ import annotations
 
-import tilec.language as tl  # complete by the time any kernel is compiled
-from tilec.jit import jit
+import tilec.language.builtins as tl
 from tilec.language import dtypes as T
-from tilec.language.core import constexpr_function
+from tilec.language.core import constexpr_function, language_function
 
 
-@jit
+@language_function
 def cdiv(x, div):
     """Ceiling division; on compile-time values it folds to a Python int."""
     return (x + div - 1) // div
 
 
-@jit
+@language_function
 def sigmoid(x):
     return 1 / (1 + tl.exp(-x))
 
 
-@jit
+@language_function
 def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
     axis = 0 if dim is None else dim
     z = x - max(x, axis, keep_dims=keep_dims)
@@ -27,7 +26,7 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
     return tl.fdiv(num, den, ieee_rounding)
 
 
-@jit
+@language_function
 def swizzle2d(i, j, size_i, size_j, size_g):
     """Maps a row-major (i, j) in a size_i x size_j grid to grouped order (groups of size_g
     rows), as used for L2-friendly matmul tile orders."""
@@ -44,32 +43,32 @@ def swizzle2d(i, j, size_i, size_j, size_g):
 
 # --- reductions -----------------------------------------------------------------------------
 
-@jit
+@language_function
 def _sum_combine(a, b):
     return a + b
 
 
-@jit
+@language_function
 def _prod_combine(a, b):
     return a * b
 
 
-@jit
+@language_function
 def _xor_combine(a, b):
     return a ^ b
 
 
-@jit
+@language_function
 def _min_combine(a, b):
     return tl.minimum(a, b)
 
 
-@jit
+@language_function
 def _max_combine(a, b):
     return tl.maximum(a, b)
 
 
-@jit
+@language_function
 def _argmin_combine(value1, index1, value2, index2, tie_break_left):
     if tie_break_left:
         lt = (value1 < value2) | ((value1 == value2) & (index1 < index2))
@@ -78,7 +77,7 @@ def _argmin_combine(value1, index1, value2, index2, tie_break_left):
     return tl.where(lt, value1, value2), tl.where(lt, index1, index2)
 
 
-@jit
+@language_function
 def _argmax_combine(value1, index1, value2, index2, tie_break_left):
     if tie_break_left:
         gt = (value1 > value2) | ((value1 == value2) & (index1 < index2))
@@ -87,22 +86,22 @@ def _argmax_combine(value1, index1, value2, index2, tie_break_left):
     return tl.where(gt, value1, value2), tl.where(gt, index1, index2)
 
 
-@jit
+@language_function
 def _argmin_combine_left(value1, index1, value2, index2):
     return _argmin_combine(value1, index1, value2, index2, True)
 
 
-@jit
+@language_function
 def _argmin_combine_fast(value1, index1, value2, index2):
     return _argmin_combine(value1, index1, value2, index2, False)
 
 
-@jit
+@language_function
 def _argmax_combine_left(value1, index1, value2, index2):
     return _argmax_combine(value1, index1, value2, index2, True)
 
 
-@jit
+@language_function
 def _argmax_combine_fast(value1, index1, value2, index2):
     return _argmax_combine(value1, index1, value2, index2, False)
 
@@ -127,7 +126,7 @@ def _min_max_dtype(dtype):
     return None
 
 
-@jit
+@language_function
 def sum(input, axis=None, keep_dims=False, dtype=None):
     acc_dtype = _accumulation_dtype(input.dtype, dtype)
     if acc_dtype is not None:
@@ -135,13 +134,13 @@ def sum(input, axis=None, keep_dims=False, dtype=None):
     return tl.reduce(input, axis, _sum_combine, keep_dims=keep_dims)
 
 
-@jit
+@language_function
 def xor_sum(input, axis=None, keep_dims=False):
     tl.static_assert(input.dtype.is_int(), "xor_sum needs integers")
     return tl.reduce(input, axis, _xor_combine, keep_dims=keep_dims)
 
 
-@jit
+@language_function
 def _indices_like(input, axis):
     """Each element's index along `axis`, broadcast to the input's shape."""
     n = input.shape[axis]
@@ -156,7 +155,7 @@ def _indices_like(input, axis):
     return index
 
 
-@jit
+@language_function
 def _extreme(input, axis, return_indices, tie_break_left, keep_dims, combine, combine_left,
              combine_fast):
     """max or min (by the combine functions given), optionally with the index of the winner."""
@@ -172,35 +171,35 @@ def _extreme(input, axis, return_indices, tie_break_left, keep_dims, combine, co
     return tl.reduce(input, axis, combine, keep_dims=keep_dims)
 
 
-@jit
+@language_function
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
         keep_dims=False):
     return _extreme(input, axis, return_indices, return_indices_tie_break_left, keep_dims,
                     _max_combine, _argmax_combine_left, _argmax_combine_fast)
 
 
-@jit
+@language_function
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
         keep_dims=False):
     return _extreme(input, axis, return_indices, return_indices_tie_break_left, keep_dims,
                     _min_combine, _argmin_combine_left, _argmin_combine_fast)
 
 
-@jit
+@language_function
 def argmax(input, axis, tie_break_left=True, keep_dims=False):
     _, index = max(input, axis, return_indices=True, return_indices_tie_break_left=tie_break_left,
                    keep_dims=keep_dims)
     return index
 
 
-@jit
+@language_function
 def argmin(input, axis, tie_break_left=True, keep_dims=False):
     _, index = min(input, axis, return_indices=True, return_indices_tie_break_left=tie_break_left,
                    keep_dims=keep_dims)
     return index
 
 
-@jit
+@language_function
 def cumsum(input, axis=0, reverse=False, dtype=None):
     acc_dtype = _accumulation_dtype(input.dtype, dtype)
     if acc_dtype is not None:
@@ -208,6 +207,6 @@ def cumsum(input, axis=0, reverse=False, dtype=None):
     return tl.associative_scan(input, axis, _sum_combine, reverse)
 
 
-@jit
+@language_function
 def cumprod(input, axis=0, reverse=False):
     return tl.associative_scan(input, axis, _prod_combine, reverse)

@@ -9,11 +9,17 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, llvm, scf
 
-from tilec.layouts import to_linear
-from tilec.lowering.context import (Distributed, Lowering, i32, owner_predicate, rule,
-                                    scalar_type)
-from tilec.lowering.elementwise import _DYNAMIC_INDEX, _linear_offsets, _row_major
-from tilec.shared_memory import numel, storage_bytes
+from tilec.analysis.layouts import to_linear
+from tilec.analysis.shared_memory import numel, storage_bytes
+from tilec.lowering.context import Distributed, Lowering, i32, owner_predicate, rule, scalar_type
+from tilec.lowering.coordinates import (
+    DYNAMIC_INDEX,
+    coordinate,
+    linear_index,
+    linear_offsets,
+    row_major,
+)
+from tilec.lowering.data_movement import Scratch
 
 _ORDERING = {"relaxed": "monotonic", "acquire": "acquire", "release": "release",
              "acq_rel": "acq_rel"}
@@ -67,12 +73,12 @@ def _broadcast_from_owner(ctx: Lowering, values, owner, layout, shape, element):
     base = ctx.scratch(max(numel(shape), 1) * storage_bytes(element))
     smem_ptr = ir.Type.parse("!llvm.ptr<3>")
     linear = to_linear(layout, tuple(shape)) if layout is not None else None
-    thread = _linear_offsets(ctx, layout, shape) if layout is not None else None
+    thread = linear_offsets(ctx, layout, shape) if layout is not None else None
 
     def address(reg):
-        constant = i32(_row_major(linear.register_coords(reg), shape) if linear else 0)
+        constant = i32(row_major(linear.register_coords(reg), shape) if linear else 0)
         index = constant if thread is None else arith.addi(thread, constant)
-        return llvm.getelementptr(smem_ptr, base, [index], [_DYNAMIC_INDEX], element, 0)
+        return llvm.getelementptr(smem_ptr, base, [index], [DYNAMIC_INDEX], element, 0)
 
     for reg, value in enumerate(values):
         if_op = scf.IfOp(owner, [], has_else=False)
@@ -119,7 +125,6 @@ def lower_atomic_cas(ctx: Lowering, op: ir.Operation):
 def lower_histogram(ctx: Lowering, op: ir.Operation):
     """Counts in shared memory: zeroed, incremented with shared-memory atomics by the one
     holder of each input element, then read in the result's layout."""
-    from tilec.lowering.data_movement import Scratch, coordinate, linear_index
     src = ctx.get(op.operands[0])
     layout, shape = ctx.layout_of(op.results[0])
     bins = shape[0]

@@ -13,10 +13,10 @@ from typing import Callable
 from mlir import ir
 from mlir.dialects import arith, llvm
 
+from tilec.analysis.layouts import to_linear
+from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import Layout
-from tilec.layouts import to_linear
-from tilec.shared_memory import BYTES_ATTR, OFFSET_ATTR
 
 
 class LoweringError(Exception):

@@ -19,52 +19,36 @@ from collections.abc import Callable
 from mlir import ir
 from mlir.dialects import arith, llvm
 
+from tilec.analysis.layouts import register_run, to_linear
+from tilec.analysis.shared_memory import (
+    BANK_ROW_BYTES,
+    numel,
+    pad_shift,
+    padded_slots,
+    storage_bytes,
+)
 from tilec.dialects.tilegpu import MemDesc, SharedLayout
-from tilec.layouts import register_run, to_linear
-from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
-                                    scalar_type, to_memory, vector_of)
-from tilec.shared_memory import (BANK_ROW_BYTES, numel, pad_shift, padded_slots,
-                                 storage_bytes)
-
-_DYNAMIC_INDEX = -2147483648
-
-Part = tuple[int, ir.Value | None]  # constant + runtime offset of one coordinate
-
-
-def strides(shape) -> list[int]:
-    out, stride = [], 1
-    for size in reversed(shape):
-        out.append(stride)
-        stride *= size
-    return list(reversed(out))
-
-
-def coordinate(ctx: Lowering, layout, shape, reg: int) -> list[Part]:
-    offsets = ctx.thread_offsets(layout, tuple(shape))
-    consts = to_linear(layout, tuple(shape)).register_coords(reg)
-    return list(zip(consts, offsets))
-
-
-def part_value(part: Part) -> ir.Value:
-    """One coordinate as an i32: its constant plus this thread's offset."""
-    constant, offset = part
-    return i32(constant) if offset is None else arith.addi(offset, i32(constant))
-
-
-def linear_index(parts: list[Part], strides_: list[int]) -> ir.Value:
-    return part_value(flat_part(parts, strides_))
-
-
-def flat_part(parts: list[Part], strides_: list[int]) -> Part:
-    """The row-major index of `parts` (with `strides_`) as one part: the constants summed apart
-    from this thread's offsets."""
-    constant, total = 0, None
-    for (c, off), stride in zip(parts, strides_):
-        constant += c * stride
-        if off is not None:
-            term = off if stride == 1 else arith.muli(off, i32(stride))
-            total = term if total is None else arith.addi(total, term)
-    return constant, total
+from tilec.lowering.context import (
+    Distributed,
+    Lowering,
+    from_memory,
+    i32,
+    memory_type,
+    rule,
+    scalar_type,
+    to_memory,
+    vector_of,
+)
+from tilec.lowering.coordinates import (
+    DYNAMIC_INDEX,
+    Part,
+    coordinate,
+    flat_part,
+    linear_index,
+    strides,
+)
+from tilec.lowering.elementwise import remap_registers
+from tilec.lowering.shared_buffer import SharedBuffer
 
 
 class Scratch:
@@ -80,7 +64,7 @@ class Scratch:
 
     def address(self, index: ir.Value) -> ir.Value:
         padded = arith.addi(index, arith.shrui(index, i32(self.shift)))
-        return llvm.getelementptr(self.pointer, self.base, [padded], [_DYNAMIC_INDEX],
+        return llvm.getelementptr(self.pointer, self.base, [padded], [DYNAMIC_INDEX],
                                   self.stored, 0)
 
     def write(self, value: ir.Value, index: ir.Value) -> None:
@@ -155,7 +139,6 @@ def _convert_in_vectors(ctx: Lowering, src: Distributed, layout, shape, element:
     chunks of each 128-byte line XOR-swizzled by the row (chunk ^ row % chunks per line): the
     8 rows a warp's mma-layout store covers land in 8 different chunks, so neither side waits
     on a bank conflict, and no padding breaks the vectors' alignment."""
-    from tilec.lowering.shared import SharedBuffer  # shared.py imports this module
     size = storage_bytes(element)
     columns = shape[-1]
     # A [rows, columns] tile with one-unit vectors, the phase changing every row over the units
@@ -272,3 +255,14 @@ def lower_gather(ctx: Lowering, op: ir.Operation):
         return linear_index(parts, s)
     return [move(ctx, [(src, lambda parts: linear_index(parts, s))], layout, shape, read,
                  scalar_type(op.results[0].type), numel(src.shape))]
+
+
+@rule("tilegpu.convert_layout")
+def lower_convert_layout(ctx: Lowering, op: ir.Operation):
+    src = ctx.get(op.operands[0])
+    layout, shape = ctx.layout_of(op.results[0])
+    try:
+        return [remap_registers(ctx, op, src, layout, shape, lambda coord: coord)]
+    except NotImplementedError:
+        element = scalar_type(op.results[0].type)
+        return [convert_through_shared(ctx, src, layout, shape, element)]

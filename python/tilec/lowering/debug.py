@@ -18,10 +18,10 @@ from contextlib import contextmanager
 from mlir import ir
 from mlir.dialects import arith, llvm, scf
 
+from tilec.analysis.layouts import to_linear
 from tilec.diagnostics import file_line_col
-from tilec.layouts import to_linear
 from tilec.lowering.context import Lowering, owner_predicate, rule
-from tilec.lowering.data_movement import coordinate, part_value
+from tilec.lowering.coordinates import coordinate, part_value
 from tilec.lowering.elementwise import grid_index
 
 

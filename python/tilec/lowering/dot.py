@@ -16,8 +16,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, llvm, math
 
+from tilec.analysis.layouts import to_linear
 from tilec.dialects.tilegpu import DotOperandLayout, MmaLayout
-from tilec.layouts import to_linear
 from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type, vector_of
 from tilec.lowering.shared import Fragments
 

@@ -5,12 +5,19 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, llvm
 
+from tilec.analysis.layouts import to_linear
 from tilec.dialects import tile
-from tilec.layouts import to_linear
-from tilec.lowering.context import (Distributed, Lowering, LoweringError, i32, memory_type, rule,
-                                    scalar_type, value_type)
-
-_DYNAMIC_INDEX = -2147483648  # GEP's marker for an index given as an operand
+from tilec.lowering.context import (
+    Distributed,
+    Lowering,
+    LoweringError,
+    i32,
+    memory_type,
+    rule,
+    scalar_type,
+    value_type,
+)
+from tilec.lowering.coordinates import DYNAMIC_INDEX
 
 
 def _attributes(op: ir.Operation) -> dict:
@@ -145,44 +152,6 @@ def lower_expand_dims(ctx: Lowering, op: ir.Operation):
     return [remap_registers(ctx, op, src, layout, shape, project)]
 
 
-@rule("tilegpu.convert_layout")
-def lower_convert_layout(ctx: Lowering, op: ir.Operation):
-    src = ctx.get(op.operands[0])
-    layout, shape = ctx.layout_of(op.results[0])
-    try:
-        return [remap_registers(ctx, op, src, layout, shape, lambda coord: coord)]
-    except NotImplementedError:
-        from tilec.lowering.data_movement import convert_through_shared
-        element = scalar_type(op.results[0].type)
-        return [convert_through_shared(ctx, src, layout, shape, element)]
-
-
-def _linear_offsets(ctx: Lowering, layout, shape) -> ir.Value | None:
-    """This thread's part of the row-major index of its elements in (layout, shape)."""
-    key = ("row-major", layout, tuple(shape))
-    if key not in ctx.memo:
-        offsets = ctx.thread_offsets(layout, shape)
-        total = None
-        with ctx.prologue:
-            for d, off in enumerate(offsets):
-                if off is None:
-                    continue
-                stride = 1
-                for size in shape[d + 1:]:
-                    stride *= size
-                term = off if stride == 1 else arith.muli(off, i32(stride))
-                total = term if total is None else arith.addi(total, term)
-        ctx.memo[key] = total
-    return ctx.memo[key]
-
-
-def _row_major(coord, shape) -> int:
-    index = 0
-    for c, size in zip(coord, shape):
-        index = index * size + c
-    return index
-
-
 @rule("tile.addptr")
 def lower_addptr(ctx: Lowering, op: ir.Operation):
     ptrs, offsets = ctx.get(op.operands[0]), ctx.get(op.operands[1])
@@ -190,7 +159,7 @@ def lower_addptr(ctx: Lowering, op: ir.Operation):
     ptr_type = scalar_type(op.results[0].type)
 
     def gep(p, o):
-        return llvm.getelementptr(ptr_type, p, [o], [_DYNAMIC_INDEX], pointee, 0)
+        return llvm.getelementptr(ptr_type, p, [o], [DYNAMIC_INDEX], pointee, 0)
 
     if not isinstance(ptrs, Distributed):
         return [gep(ptrs, offsets)]

@@ -10,11 +10,20 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, llvm
 
-from tilec.layouts import to_linear
-from tilec.lowering.context import (Distributed, Lowering, LoweringError, from_memory, i32,
-                                    memory_type, rule, scalar_type, to_memory)
-from tilec.lowering.elementwise import _DYNAMIC_INDEX, _row_major
-from tilec.shared_memory import numel, reduce_warp_bits, storage_bytes
+from tilec.analysis.layouts import to_linear
+from tilec.analysis.shared_memory import numel, reduce_warp_bits, storage_bytes
+from tilec.lowering.context import (
+    Distributed,
+    Lowering,
+    LoweringError,
+    from_memory,
+    i32,
+    memory_type,
+    rule,
+    scalar_type,
+    to_memory,
+)
+from tilec.lowering.coordinates import DYNAMIC_INDEX, row_major
 
 _FULL_MASK = -1
 
@@ -146,12 +155,12 @@ def _across_warps(ctx: Lowering, op: ir.Operation, groups: dict, src: Distribute
 
     def slot(which: int, key, warp_index) -> ir.Value:
         start = sum(region_bytes[:which]) // sizes[which]
-        constant = start + _row_major(key, out_shape) * warps_along
+        constant = start + row_major(key, out_shape) * warps_along
         index = i32(constant) if thread_index is None else arith.addi(
             arith.muli(thread_index, i32(warps_along)), i32(constant))
         index = arith.addi(index, warp_index)
         stored = memory_type(element_types[which])
-        return llvm.getelementptr(smem_ptr, base, [index], [_DYNAMIC_INDEX], stored, 0)
+        return llvm.getelementptr(smem_ptr, base, [index], [DYNAMIC_INDEX], stored, 0)
 
     for key, values in groups.items():
         for which, value in enumerate(values):

@@ -9,13 +9,20 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, llvm
 
-from tilec.layouts import to_linear
-from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
-                                    scalar_type, to_memory)
-from tilec.lowering.data_movement import (_DYNAMIC_INDEX, coordinate, linear_index, part_value,
-                                          strides)
+from tilec.analysis.layouts import to_linear
+from tilec.analysis.shared_memory import SLOT_BYTES, numel
+from tilec.lowering.context import (
+    Distributed,
+    Lowering,
+    from_memory,
+    i32,
+    memory_type,
+    rule,
+    scalar_type,
+    to_memory,
+)
+from tilec.lowering.coordinates import DYNAMIC_INDEX, coordinate, linear_index, part_value, strides
 from tilec.lowering.reductions import combine
-from tilec.shared_memory import SLOT_BYTES, numel
 
 
 @rule("tile.scan")
@@ -33,7 +40,7 @@ def lower_scan(ctx: Lowering, op: ir.Operation):
     byte = ir.IntegerType.get_signless(8)
     smem_ptr = ir.Type.parse("!llvm.ptr<3>")
     regions = [llvm.getelementptr(smem_ptr, base, [i32(k * elements * SLOT_BYTES)],
-                                  [_DYNAMIC_INDEX], byte, 0) for k in range(len(inputs))]
+                                  [DYNAMIC_INDEX], byte, 0) for k in range(len(inputs))]
     s = strides(shape)
     count = to_linear(layout, tuple(shape)).num_registers
     coords = [coordinate(ctx, layout, shape, reg) for reg in range(count)]
@@ -42,7 +49,7 @@ def lower_scan(ctx: Lowering, op: ir.Operation):
     values = [[d.values[reg] for d in inputs] for reg in range(count)]
 
     def address(k, index):
-        return llvm.getelementptr(smem_ptr, regions[k], [index], [_DYNAMIC_INDEX], stored[k], 0)
+        return llvm.getelementptr(smem_ptr, regions[k], [index], [DYNAMIC_INDEX], stored[k], 0)
 
     step = 1
     while step < shape[axis]:
@@ -97,7 +104,7 @@ def lower_sort(ctx: Lowering, op: ir.Operation):
     is_float = not isinstance(element, ir.IntegerType)
 
     def address(index):
-        return llvm.getelementptr(smem_ptr, base, [index], [_DYNAMIC_INDEX], element, 0)
+        return llvm.getelementptr(smem_ptr, base, [index], [DYNAMIC_INDEX], element, 0)
 
     def smaller(a, b):
         if is_float:

@@ -18,97 +18,26 @@ fragment `mma.sync` wants; any other load reads element by element.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from mlir import ir
 from mlir.dialects import arith, llvm
 
+from tilec.analysis.constants import constant_int
+from tilec.analysis.layouts import contiguous_registers, layout_order, to_linear
+from tilec.analysis.shared_memory import copy_width, memdesc_bytes, numel, storage_bytes
 from tilec.dialects.tilegpu import DotOperandLayout, MemDesc, MmaLayout, SharedLayout
-from tilec.layouts import contiguous_registers, layout_order, to_linear
-from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
-                                    scalar_type, to_memory, vector_of)
-from tilec.lowering.data_movement import _DYNAMIC_INDEX, Part, coordinate, part_value
-from tilec.shared_memory import copy_width, memdesc_bytes, numel, storage_bytes
-
-_SMEM = "!llvm.ptr<3>"
-
-
-@dataclass
-class SharedBuffer:
-    base: ir.Value  # address of element 0 of the tile
-    desc: MemDesc  # the tile's memdesc: its shape and layout place the elements
-    element: ir.Type  # the element type as stored (i1 as i8)
-    origin: tuple[int, ...] = ()  # a view of part of the tile starts here (per dimension)
-
-    def address(self, parts: list[Part]) -> ir.Value:
-        """The address of the element at `parts` (per dimension a constant plus this thread's
-        offset). The constants that move whole swizzle periods are added last, as a constant
-        offset: elements a thread reaches from one base (the rows of its copies, the tiles of
-        its ldmatrix) then share one computed address and differ by an immediate."""
-        if any(self.origin):
-            parts = [(c + o, off) for (c, off), o in zip(parts, self.origin)]
-        kept, constant = _periodic_split(self.desc, parts)
-        address = _address(self, element_offset(self.desc, [part_value(p) for p in kept]))
-        if not constant:
-            return address
-        return llvm.getelementptr(ir.Type.parse(_SMEM), address, [], [constant], self.element, 0)
-
-
-def _periodic_split(desc: MemDesc, parts: list[Part]) -> tuple[list[Part], int]:
-    """`parts` with each constant reduced to its remainder modulo the swizzle's period along its
-    dimension, and the element offset the removed multiples add (element_offset is linear in
-    them: a row moved by per_phase * phases rows keeps its phase; a column moved by vec *
-    phases elements moves its chunk by a multiple of phases, which the XOR with a phase below
-    phases leaves alone)."""
-    layout: SharedLayout = desc.layout
-    shape = desc.shape[-layout.rank:]
-    if layout.rank == 1:
-        (c, off), = parts
-        return [(0, off)], c
-    f, s = layout.order[0], layout.order[1]
-    vec = min(layout.vec, shape[f])
-    phases = min(layout.max_phase, max(shape[f] // vec, 1))
-    period = {s: layout.per_phase * phases, f: vec * phases}
-    weight = {s: shape[f], f: 1}
-    stride = shape[f] * shape[s]
-    for d in reversed(layout.order[2:]):
-        period[d], weight[d] = 1, stride
-        stride *= shape[d]
-    kept, constant = [], 0
-    for d, (c, off) in enumerate(parts):
-        moved = c - c % period[d]
-        kept.append((c - moved, off))
-        constant += moved * weight[d]
-    return kept, constant
-
-
-def element_offset(desc: MemDesc, coord: list[ir.Value]) -> ir.Value:
-    """The swizzled element offset of `coord` (one i32 per dimension of the tile)."""
-    layout: SharedLayout = desc.layout
-    shape = desc.shape[-layout.rank:]
-    if layout.rank == 1:
-        return coord[0]
-    f, s = layout.order[0], layout.order[1]
-    row, col = coord[s], coord[f]
-    vec = min(layout.vec, shape[f])
-    phases = min(layout.max_phase, max(shape[f] // vec, 1))
-    chunk = arith.shrui(col, i32(vec.bit_length() - 1))
-    within = arith.andi(col, i32(vec - 1))
-    phase = arith.andi(arith.shrui(row, i32(layout.per_phase.bit_length() - 1)), i32(phases - 1))
-    swizzled = arith.xori(chunk, phase)
-    offset = arith.addi(arith.muli(row, i32(shape[f])),
-                        arith.addi(arith.muli(swizzled, i32(vec)), within))
-    if layout.rank > 2:  # outer dimensions: plain row-major over the 2-D tiles
-        stride = shape[f] * shape[s]
-        for d in reversed(layout.order[2:]):
-            offset = arith.addi(offset, arith.muli(coord[d], i32(stride)))
-            stride *= shape[d]
-    return offset
-
-
-def _address(buffer: SharedBuffer, offset: ir.Value) -> ir.Value:
-    return llvm.getelementptr(ir.Type.parse(_SMEM), buffer.base, [offset], [_DYNAMIC_INDEX],
-                              buffer.element, 0)
+from tilec.lowering.context import (
+    Distributed,
+    Lowering,
+    from_memory,
+    i32,
+    memory_type,
+    rule,
+    scalar_type,
+    to_memory,
+    vector_of,
+)
+from tilec.lowering.coordinates import coordinate
+from tilec.lowering.shared_buffer import SharedBuffer, offset_address
 
 
 def store(ctx: Lowering, buffer: SharedBuffer, value: Distributed) -> None:
@@ -170,12 +99,11 @@ def lower_memdesc_subview(ctx: Lowering, op: ir.Operation):
     for d, value in enumerate(offsets[:lead]):
         term = arith.muli(ctx.get(value), i32(numel(shape[d + 1:])))
         total = term if total is None else arith.addi(total, term)
-    base = src.base if total is None else _address(src, total)
+    base = src.base if total is None else offset_address(src, total)
     return [SharedBuffer(base, desc, src.element)]
 
 
 def _constant(value: ir.Value) -> int:
-    from tilec.passes.combine import constant_int  # tilec.passes imports the lowering
     found = constant_int(value)
     if found is None:
         raise NotImplementedError("a view inside a shared tile needs constant offsets")

@@ -1,4 +1,4 @@
-"""The transfer rules of the axis analysis (passes/axis_info.py): for each op, the facts about
+"""The transfer rules of the axis analysis (analysis/axis_info.py): for each op, the facts about
 its results from the facts about its operands (`a.get(value)` gives an operand's `AxisInfo`).
 
 A rule is registered for op names with `@rule(...)`; an op without one gets the pessimistic
@@ -9,15 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from mlir import ir
 
+from tilec.analysis.axis_lattice import (
+    MAX_DIVISIBILITY,
+    AxisInfo,
+    bit_width,
+    pow2_divisor,
+    shape_of,
+    unit_bytes,
+)
 from tilec.dialects import tile
-from tilec.passes.axis_info import (MAX_DIVISIBILITY, AxisInfo, _unit, bit_width, pow2_divisor,
-                                    shape_of)
 
-Rule = Callable[["_Analysis", ir.Operation], "AxisInfo | list[AxisInfo] | None"]
+Rule = Callable[[Any, ir.Operation], "AxisInfo | list[AxisInfo] | None"]
 RULES: dict[str, Rule] = {}
 
 
@@ -85,7 +92,7 @@ def _make_range(a, op):
 @rule("tile.splat")
 def _splat(a, op):
     src = a.get(op.operands[0])
-    unit = _unit(op.operands[0].type)
+    unit = unit_bytes(op.operands[0].type)
     return AxisInfo.uniform(shape_of(op.result.type), src.element_divisibility(unit), src.constant)
 
 
@@ -105,7 +112,7 @@ def _expand_dims(a, op):
     src = a.get(op.operands[0])
     axis = op.attributes["axis"].value
     # Along a dimension of size 1 every element starts a run.
-    every = src.element_divisibility(_unit(op.operands[0].type))
+    every = src.element_divisibility(unit_bytes(op.operands[0].type))
     insert = lambda values, new: values[:axis] + (new,) + values[axis:]  # noqa: E731
     return AxisInfo(insert(src.contiguity, 1), insert(src.divisibility, every),
                     insert(src.constancy, 1), src.constant)
@@ -177,7 +184,7 @@ def _addsub(a, op):
 @rule("tile.addptr")
 def _addptr(a, op):
     ptr, offset = (a.get(v) for v in op.operands)
-    unit = _unit(op.operands[0].type)
+    unit = unit_bytes(op.operands[0].type)
     return _per_dim(lambda d: _add_dim(ptr, offset, d, unit, unit, False), ptr.rank)
 
 
@@ -338,7 +345,7 @@ def _select(a, op):
     shape = shape_of(op.result.type)
     if not isinstance(op.operands[0].type, ir.RankedTensorType):  # one choice for the tensor
         cond = AxisInfo.uniform(shape, 1)
-    unit = _unit(op.result.type)
+    unit = unit_bytes(op.result.type)
 
     def dim(d):
         contig = min(lhs.contiguity[d], rhs.contiguity[d], cond.constancy[d])
@@ -367,8 +374,8 @@ def _reinterpret(a, op):
     """Addresses keep their divisibility; runs of elements stay runs only if the element
     size does not change (a pointer's runs count elements, an integer's count ones)."""
     src = a.get(op.operands[0])
-    if _unit(op.operands[0].type) == _unit(op.result.type):
+    if unit_bytes(op.operands[0].type) == unit_bytes(op.result.type):
         return src
     return replace(src, contiguity=(1,) * src.rank,
-                   divisibility=tuple(src.divisibility_at(d, 1, _unit(op.operands[0].type))
+                   divisibility=tuple(src.divisibility_at(d, 1, unit_bytes(op.operands[0].type))
                                       for d in range(src.rank)))

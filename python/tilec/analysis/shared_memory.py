@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from mlir import ir
 
+from tilec.analysis.layouts import contiguous_registers, layout_order, to_linear
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import MemDesc, SharedLayout
-from tilec.layouts import contiguous_registers, layout_order, to_linear
 
 ALIGNMENT = 16  # every buffer starts on a 16-byte boundary (the widest shared access)
 SLOT_BYTES = 8  # a scan's or sort's slot: enough for any element type

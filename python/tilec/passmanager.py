@@ -17,7 +17,8 @@ from mlir import ir
 from mlir.passmanager import PassManager
 
 from tilec.diagnostics import DiagnosticError
-from tilec.passbase import OptionError, Pass, PassFailure, get_pass
+from tilec.passbase import OptionError, Pass, PassFailure
+from tilec.passes import get_pass
 
 MODULE_ANCHOR = "builtin.module"
 

@@ -1,0 +1,853 @@
+/* tilec._launch: the warm path of `kernel[grid](*args)` in C.
+ *
+ * The Python path (tilec/launch.py, tilec/runtime.py) is the definition of a launch: it binds,
+ * specialises, compiles and launches, and then registers the kernel's launcher here under the
+ * warm key this module computes from the same arguments (Dispatcher.remember). A later launch
+ * whose arguments give the same key is done here: the key is a tuple with, per parameter, the
+ * constexpr value or a small code saying what the compile key says of the runtime argument
+ * (folded 1, i32/i64/u64 and divisible by 16, bool, float, array dtype and 16-byte alignment),
+ * then the launch options. The arguments are packed on this call's stack (no buffer is shared
+ * between calls or threads) and cuLaunchKernel is called with the GIL released. Anything this
+ * module does not know (another argument type, a grid it cannot read, a keyword that is no
+ * parameter or option, the interpreter) goes to the Python path, which raises the errors.
+ *
+ * The driver functions are given as addresses by Python (configure), so tests can give fakes.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef void *CUfunction;
+typedef void *CUcontext;
+typedef void *CUstream;
+typedef CUresult (*LaunchFn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, CUstream, void **, void **);
+typedef CUresult (*CtxGetCurrentFn)(CUcontext *);
+typedef CUresult (*ErrorNameFn)(CUresult, const char **);
+
+/* The slot kinds of runtime.SLOTS (Slot.native). */
+enum { SLOT_I1 = 1, SLOT_I32 = 2, SLOT_I64 = 3, SLOT_F32 = 4, SLOT_F64 = 5, SLOT_PTR = 6 };
+
+/* Key codes of runtime arguments; arrays are ARRAY_CODE + 2 * dtype index + aligned. */
+enum { CODE_FOLDED_ONE = 0, CODE_I32 = 1, CODE_I64 = 3, CODE_U64 = 5, CODE_BOOL = 7,
+       CODE_FLOAT = 8, ARRAY_CODE = 16 };
+
+enum { ARRAY_TORCH = 0, ARRAY_CUPY = 1 };
+
+#define MAX_PARAMS 256
+#define MAX_CONTEXTS 16
+
+static LaunchFn cu_launch = NULL;
+static CtxGetCurrentFn cu_ctx_get_current = NULL;
+static ErrorNameFn cu_error_name = NULL;
+static PyObject *cupy_current_stream = NULL; /* () -> Stream with .ptr */
+static PyObject *torch_raw_stream = NULL;    /* (device) -> int */
+static PyObject *launch_error = NULL;        /* the exception class of failed launches */
+static PyObject *array_types = NULL;         /* type -> ARRAY_TORCH | ARRAY_CUPY */
+static PyObject *dtype_codes = NULL;         /* dtype object -> index */
+static PyObject *s_data_ptr, *s_dtype, *s_data, *s_ptr;
+
+typedef union {
+    int64_t i;
+    uint64_t u;
+    double f;
+} Value;
+
+/* --- Launcher: one compiled kernel ---------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    unsigned block, shared;
+    int nslots;
+    int *slots; /* slot kind of each parameter of the compiled kernel */
+    int *kept;  /* index among the JITFunction's runtime arguments of each */
+    int ncontexts;
+    CUcontext contexts[MAX_CONTEXTS];
+    CUfunction functions[MAX_CONTEXTS];
+    long devices[MAX_CONTEXTS];
+    PyObject *loader; /* () -> (context, function, device) on the current device */
+    PyObject *handle; /* what a launch returns (the CompiledKernel) */
+} Launcher;
+
+static void Launcher_dealloc(Launcher *self) {
+    free(self->slots);
+    free(self->kept);
+    Py_XDECREF(self->loader);
+    Py_XDECREF(self->handle);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int int_list(PyObject *seq, int **out, int *n) {
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence of ints");
+    if (!fast) return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(fast);
+    *out = (int *)calloc(len > 0 ? len : 1, sizeof(int));
+    if (!*out) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        (*out)[i] = (int)v;
+    }
+    *n = (int)len;
+    Py_DECREF(fast);
+    return 0;
+}
+
+static int Launcher_init(Launcher *self, PyObject *args, PyObject *kwds) {
+    unsigned block, shared;
+    PyObject *slots, *kept, *loader, *handle;
+    if (!PyArg_ParseTuple(args, "IIOOOO", &block, &shared, &slots, &kept, &loader, &handle))
+        return -1;
+    int nslots, nkept;
+    if (int_list(slots, &self->slots, &nslots) < 0 || int_list(kept, &self->kept, &nkept) < 0)
+        return -1;
+    if (nslots != nkept || nslots > MAX_PARAMS) {
+        PyErr_SetString(PyExc_ValueError, "one kept index per slot, at most 256");
+        return -1;
+    }
+    for (int i = 0; i < nslots; i++) {
+        if (self->slots[i] < SLOT_I1 || self->slots[i] > SLOT_PTR) {
+            PyErr_Format(PyExc_ValueError, "unknown slot kind %d", self->slots[i]);
+            return -1;
+        }
+    }
+    self->block = block;
+    self->shared = shared;
+    self->nslots = nslots;
+    self->ncontexts = 0;
+    Py_INCREF(loader);
+    self->loader = loader;
+    Py_INCREF(handle);
+    self->handle = handle;
+    return 0;
+}
+
+/* The function loaded in the current context (loading it there first), or NULL with
+ * *device set: -1 when the Python path must do it. */
+static CUfunction Launcher_function(Launcher *self, long *device) {
+    CUcontext ctx = NULL;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (cu_ctx_get_current(&ctx) == 0 && ctx != NULL) {
+            for (int i = 0; i < self->ncontexts; i++) {
+                if (self->contexts[i] == ctx) {
+                    *device = self->devices[i];
+                    return self->functions[i];
+                }
+            }
+        }
+        if (attempt == 1 || self->ncontexts == MAX_CONTEXTS) break;
+        PyObject *loaded = PyObject_CallNoArgs(self->loader);
+        if (!loaded) return NULL;
+        unsigned long long c, f;
+        long d;
+        if (!PyArg_ParseTuple(loaded, "KKl", &c, &f, &d)) {
+            Py_DECREF(loaded);
+            return NULL;
+        }
+        Py_DECREF(loaded);
+        if (c == 0) break; /* still no context: the Python path launches */
+        int known = 0;
+        for (int i = 0; i < self->ncontexts; i++) known |= self->contexts[i] == (CUcontext)c;
+        if (!known) {
+            self->contexts[self->ncontexts] = (CUcontext)c;
+            self->functions[self->ncontexts] = (CUfunction)f;
+            self->devices[self->ncontexts] = d;
+            self->ncontexts++;
+        }
+    }
+    *device = -1;
+    return NULL;
+}
+
+static PyObject *Launcher_contexts(Launcher *self, PyObject *unused) {
+    PyObject *out = PyList_New(self->ncontexts);
+    if (!out) return NULL;
+    for (int i = 0; i < self->ncontexts; i++) {
+        PyObject *t = Py_BuildValue("KKl", (unsigned long long)self->contexts[i],
+                                    (unsigned long long)self->functions[i], self->devices[i]);
+        if (!t) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, t);
+    }
+    return out;
+}
+
+static PyMethodDef Launcher_methods[] = {
+    {"contexts", (PyCFunction)Launcher_contexts, METH_NOARGS,
+     "The (context, function, device) triples loaded so far."},
+    {NULL}};
+
+static PyTypeObject LauncherType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tilec._launch.Launcher",
+    .tp_basicsize = sizeof(Launcher),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Launcher(block, shared, slots, kept, loader, handle): one compiled kernel",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Launcher_init,
+    .tp_dealloc = (destructor)Launcher_dealloc,
+    .tp_methods = Launcher_methods,
+};
+
+/* --- Dispatcher: one JITFunction ------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    int nparams, noptions, interpret;
+    PyObject *names;           /* tuple of str */
+    char *is_constexpr;        /* per parameter */
+    char *specialize;          /* per parameter */
+    PyObject *defaults;        /* tuple: a default or `empty` per parameter */
+    PyObject *empty;           /* the marker of "no default" */
+    PyObject *option_names;    /* tuple of str */
+    PyObject *option_defaults; /* tuple */
+    PyObject *slow;            /* (grid, args, kwargs) -> the Python path */
+    PyObject *warm;            /* warm key -> (Launcher, stream kind) */
+} Dispatcher;
+
+static void Dispatcher_dealloc(Dispatcher *self) {
+    free(self->is_constexpr);
+    free(self->specialize);
+    Py_XDECREF(self->names);
+    Py_XDECREF(self->defaults);
+    Py_XDECREF(self->empty);
+    Py_XDECREF(self->option_names);
+    Py_XDECREF(self->option_defaults);
+    Py_XDECREF(self->slow);
+    Py_XDECREF(self->warm);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static char *bool_list(PyObject *seq, Py_ssize_t n) {
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence of bools");
+    if (!fast) return NULL;
+    if (PySequence_Fast_GET_SIZE(fast) != n) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "one flag per parameter");
+        return NULL;
+    }
+    char *out = (char *)calloc(n > 0 ? n : 1, 1);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        int v = PyObject_IsTrue(PySequence_Fast_GET_ITEM(fast, i));
+        if (v < 0) {
+            free(out);
+            out = NULL;
+            break;
+        }
+        out[i] = (char)v;
+    }
+    Py_DECREF(fast);
+    return out;
+}
+
+static int Dispatcher_init(Dispatcher *self, PyObject *args, PyObject *kwds) {
+    PyObject *names, *constexprs, *specialize, *defaults, *empty, *onames, *odefaults, *slow;
+    int interpret;
+    if (!PyArg_ParseTuple(args, "OOOOOOOiO", &names, &constexprs, &specialize, &defaults, &empty,
+                          &onames, &odefaults, &interpret, &slow))
+        return -1;
+    self->names = PySequence_Tuple(names);
+    self->defaults = PySequence_Tuple(defaults);
+    self->option_names = PySequence_Tuple(onames);
+    self->option_defaults = PySequence_Tuple(odefaults);
+    if (!self->names || !self->defaults || !self->option_names || !self->option_defaults)
+        return -1;
+    self->nparams = (int)PyTuple_GET_SIZE(self->names);
+    self->noptions = (int)PyTuple_GET_SIZE(self->option_names);
+    if (self->nparams > MAX_PARAMS || PyTuple_GET_SIZE(self->defaults) != self->nparams ||
+        PyTuple_GET_SIZE(self->option_defaults) != self->noptions || self->noptions > 16) {
+        PyErr_SetString(PyExc_ValueError, "inconsistent parameter lists");
+        return -1;
+    }
+    self->is_constexpr = bool_list(constexprs, self->nparams);
+    self->specialize = bool_list(specialize, self->nparams);
+    if (!self->is_constexpr || !self->specialize) return -1;
+    Py_INCREF(empty);
+    self->empty = empty;
+    Py_INCREF(slow);
+    self->slow = slow;
+    self->interpret = interpret;
+    self->warm = PyDict_New();
+    return self->warm ? 0 : -1;
+}
+
+/* Binds positional and keyword arguments to parameters and options (borrowed references).
+ * 1: bound; 0: the Python path must bind (it raises the error); -1: error set. */
+static int bind(Dispatcher *d, PyObject *const *pos, Py_ssize_t npos, PyObject *kwnames,
+                PyObject *const *kwvalues, PyObject **bound, PyObject **options) {
+    if (npos > d->nparams) return 0;
+    for (int i = 0; i < d->nparams; i++) bound[i] = i < npos ? pos[i] : NULL;
+    for (int i = 0; i < d->noptions; i++) options[i] = NULL;
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, k);
+        int found = 0;
+        for (int pass = 0; pass < 2 && !found; pass++) { /* identity first, then equality */
+            for (int i = 0; i < d->nparams && !found; i++) {
+                PyObject *p = PyTuple_GET_ITEM(d->names, i);
+                if (p == name || (pass && PyUnicode_Compare(p, name) == 0)) {
+                    if (bound[i]) return 0; /* given twice */
+                    bound[i] = kwvalues[k];
+                    found = 1;
+                }
+            }
+            for (int i = 0; i < d->noptions && !found; i++) {
+                PyObject *o = PyTuple_GET_ITEM(d->option_names, i);
+                if (o == name || (pass && PyUnicode_Compare(o, name) == 0)) {
+                    options[i] = kwvalues[k];
+                    found = 1;
+                }
+            }
+        }
+        if (PyErr_Occurred()) return -1;
+        if (!found) return 0;
+    }
+    for (int i = 0; i < d->nparams; i++) {
+        if (bound[i]) continue;
+        PyObject *def = PyTuple_GET_ITEM(d->defaults, i);
+        if (def == d->empty) return 0;
+        bound[i] = def;
+    }
+    for (int i = 0; i < d->noptions; i++)
+        if (!options[i]) options[i] = PyTuple_GET_ITEM(d->option_defaults, i);
+    return 1;
+}
+
+/* The array kind of type `t` (its registered type or a base of it), or -1. */
+static int array_kind(PyTypeObject *t) {
+    PyObject *kind = PyDict_GetItem(array_types, (PyObject *)t);
+    if (kind) return (int)PyLong_AsLong(kind);
+    PyObject *mro = t->tp_mro;
+    if (!mro) return -1;
+    for (Py_ssize_t i = 1; i < PyTuple_GET_SIZE(mro); i++) {
+        kind = PyDict_GetItem(array_types, PyTuple_GET_ITEM(mro, i));
+        if (kind) {
+            PyDict_SetItem(array_types, (PyObject *)t, kind); /* a subclass: remembered */
+            return (int)PyLong_AsLong(kind);
+        }
+    }
+    return -1;
+}
+
+static long dtype_index(PyObject *dtype) {
+    PyObject *index = PyDict_GetItemWithError(dtype_codes, dtype);
+    if (index) return PyLong_AsLong(index);
+    if (PyErr_Occurred()) return -1;
+    Py_ssize_t n = PyDict_Size(dtype_codes);
+    if (n >= 100) return -1; /* more dtypes than codes: the Python path */
+    PyObject *fresh = PyLong_FromSsize_t(n);
+    if (!fresh || PyDict_SetItem(dtype_codes, dtype, fresh) < 0) {
+        Py_XDECREF(fresh);
+        return -1;
+    }
+    Py_DECREF(fresh);
+    return (long)n;
+}
+
+/* The key code of one runtime argument and its value: >= 0, or -1 when the Python path must
+ * take the launch (no error set), or -2 with an error set. */
+static long runtime_code(PyObject *v, int specialize, Value *out) {
+    PyTypeObject *t = Py_TYPE(v);
+    if (t == &PyBool_Type) {
+        out->i = v == Py_True;
+        return CODE_BOOL;
+    }
+    if (t == &PyLong_Type) {
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow == 0) {
+            if (x == -1 && PyErr_Occurred()) return -2;
+            out->i = x;
+            if (specialize && x == 1) return CODE_FOLDED_ONE;
+            int aligned = specialize && (x % 16 == 0);
+            if (x >= -2147483648LL && x < 2147483648LL) return CODE_I32 + aligned;
+            return CODE_I64 + aligned;
+        }
+        if (overflow < 0) return -1; /* below -2^63: the Python path raises */
+        unsigned long long u = PyLong_AsUnsignedLongLong(v);
+        if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+            PyErr_Clear(); /* at or past 2^64: the Python path raises */
+            return -1;
+        }
+        out->u = u;
+        return CODE_U64 + (specialize && (u % 16 == 0));
+    }
+    if (t == &PyFloat_Type) {
+        out->f = PyFloat_AS_DOUBLE(v);
+        return CODE_FLOAT;
+    }
+    int kind = array_kind(t);
+    if (kind < 0) return -1;
+    PyObject *ptr_obj, *dtype;
+    if (kind == ARRAY_TORCH) {
+        ptr_obj = PyObject_CallMethodNoArgs(v, s_data_ptr);
+    } else {
+        PyObject *data = PyObject_GetAttr(v, s_data);
+        if (!data) return -2;
+        ptr_obj = PyObject_GetAttr(data, s_ptr);
+        Py_DECREF(data);
+    }
+    if (!ptr_obj) return -2;
+    unsigned long long ptr = PyLong_AsUnsignedLongLong(ptr_obj);
+    Py_DECREF(ptr_obj);
+    if (ptr == (unsigned long long)-1 && PyErr_Occurred()) return -2;
+    dtype = PyObject_GetAttr(v, s_dtype);
+    if (!dtype) return -2;
+    long index = dtype_index(dtype);
+    Py_DECREF(dtype);
+    if (index < 0) return PyErr_Occurred() ? -2 : -1;
+    out->u = ptr;
+    return ARRAY_CODE + 2 * index + (specialize && (ptr % 16 == 0));
+}
+
+/* The warm key of bound arguments, filling `values` for runtime parameters (in order) and
+ * *torch when a torch tensor is among them. NULL without an error: the Python path. */
+static PyObject *warm_key(Dispatcher *d, PyObject **bound, PyObject **options, Value *values,
+                          int *nvalues, int *torch) {
+    PyObject *key = PyTuple_New(d->nparams + d->noptions);
+    if (!key) return NULL;
+    int n = 0;
+    *torch = 0;
+    for (int i = 0; i < d->nparams; i++) {
+        PyObject *item;
+        if (d->is_constexpr[i]) {
+            item = bound[i];
+            Py_INCREF(item);
+        } else {
+            long code = runtime_code(bound[i], d->specialize[i], &values[n++]);
+            if (code < 0) {
+                Py_DECREF(key);
+                return NULL;
+            }
+            if (code >= ARRAY_CODE && array_kind(Py_TYPE(bound[i])) == ARRAY_TORCH) *torch = 1;
+            item = PyLong_FromLong(code);
+            if (!item) {
+                Py_DECREF(key);
+                return NULL;
+            }
+        }
+        PyTuple_SET_ITEM(key, i, item);
+    }
+    for (int i = 0; i < d->noptions; i++) {
+        Py_INCREF(options[i]);
+        PyTuple_SET_ITEM(key, d->nparams + i, options[i]);
+    }
+    *nvalues = n;
+    return key;
+}
+
+static int read_dims(PyObject *g, unsigned dims[3]) {
+    static const unsigned long limits[3] = {2147483647UL, 65535UL, 65535UL};
+    dims[0] = dims[1] = dims[2] = 1;
+    if (PyLong_CheckExact(g)) {
+        long x = PyLong_AsLong(g);
+        if (x <= 0 || (unsigned long)x > limits[0]) {
+            PyErr_Clear();
+            return 0;
+        }
+        dims[0] = (unsigned)x;
+        return 1;
+    }
+    if (!PyTuple_CheckExact(g) && !PyList_CheckExact(g)) return 0;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(g);
+    if (n < 1 || n > 3) return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(g, i);
+        if (!PyLong_CheckExact(item)) return 0;
+        long x = PyLong_AsLong(item);
+        if (x <= 0 || (unsigned long)x > limits[i]) {
+            PyErr_Clear();
+            return 0; /* 0 (no launch), negative or too large: the Python path */
+        }
+        dims[i] = (unsigned)x;
+    }
+    return 1;
+}
+
+/* 1: dims read; 0: the Python path; -1: error (raised by the grid function). */
+static int grid_dims(Dispatcher *d, PyObject *grid, PyObject **bound, unsigned dims[3]) {
+    if (PyLong_CheckExact(grid) || PyTuple_CheckExact(grid) || PyList_CheckExact(grid))
+        return read_dims(grid, dims);
+    if (!PyCallable_Check(grid)) return 0;
+    PyObject *meta = PyDict_New();
+    if (!meta) return -1;
+    for (int i = 0; i < d->nparams; i++) {
+        if (PyDict_SetItem(meta, PyTuple_GET_ITEM(d->names, i), bound[i]) < 0) {
+            Py_DECREF(meta);
+            return -1;
+        }
+    }
+    PyObject *g = PyObject_CallOneArg(grid, meta);
+    Py_DECREF(meta);
+    if (!g) return -1;
+    int ok = read_dims(g, dims);
+    Py_DECREF(g);
+    return ok;
+}
+
+static PyObject *slow_path(Dispatcher *d, PyObject *grid, PyObject *const *args, size_t nargsf,
+                           PyObject *kwnames) {
+    Py_ssize_t npos = PyVectorcall_NARGS(nargsf);
+    PyObject *pos = PyTuple_New(npos);
+    PyObject *kw = PyDict_New();
+    if (!pos || !kw) goto fail;
+    for (Py_ssize_t i = 0; i < npos; i++) {
+        Py_INCREF(args[i]);
+        PyTuple_SET_ITEM(pos, i, args[i]);
+    }
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++)
+        if (PyDict_SetItem(kw, PyTuple_GET_ITEM(kwnames, k), args[npos + k]) < 0) goto fail;
+    PyObject *result = PyObject_CallFunctionObjArgs(d->slow, grid, pos, kw, NULL);
+    Py_DECREF(pos);
+    Py_DECREF(kw);
+    return result;
+fail:
+    Py_XDECREF(pos);
+    Py_XDECREF(kw);
+    return NULL;
+}
+
+static int interpreting(Dispatcher *d) {
+    if (d->interpret >= 0) return d->interpret;
+    const char *v = getenv("TILEC_INTERPRET"); /* read at every launch, as the Python path */
+    return v && v[0] && strcmp(v, "0") != 0;
+}
+
+static void *stream_of(int torch, long device) {
+    PyObject *s;
+    if (torch) {
+        PyObject *dev = PyLong_FromLong(device);
+        if (!dev) return (void *)-1;
+        s = PyObject_CallOneArg(torch_raw_stream, dev);
+        Py_DECREF(dev);
+    } else {
+        PyObject *stream = PyObject_CallNoArgs(cupy_current_stream);
+        if (!stream) return (void *)-1;
+        s = PyObject_GetAttr(stream, s_ptr);
+        Py_DECREF(stream);
+    }
+    if (!s) return (void *)-1;
+    unsigned long long p = PyLong_AsUnsignedLongLong(s);
+    Py_DECREF(s);
+    if (p == (unsigned long long)-1 && PyErr_Occurred()) return (void *)-1;
+    return (void *)p;
+}
+
+static PyObject *launch_with(Dispatcher *d, Launcher *l, int torch_stream, PyObject *grid,
+                             PyObject **bound, Value *values, int nvalues);
+
+static PyObject *launch(Dispatcher *d, PyObject *grid, PyObject *const *args, size_t nargsf,
+                        PyObject *kwnames) {
+    PyObject *bound[MAX_PARAMS], *options[16];
+    Value values[MAX_PARAMS];
+    int nvalues, torch;
+    if (cu_launch == NULL || interpreting(d)) goto slow;
+    Py_ssize_t npos = PyVectorcall_NARGS(nargsf);
+    int b = bind(d, args, npos, kwnames, args + npos, bound, options);
+    if (b < 0) return NULL;
+    if (b == 0) goto slow;
+    PyObject *key = warm_key(d, bound, options, values, &nvalues, &torch);
+    if (!key) {
+        if (PyErr_Occurred()) return NULL;
+        goto slow;
+    }
+    PyObject *entry = PyDict_GetItemWithError(d->warm, key);
+    Py_DECREF(key);
+    if (!entry) {
+        if (PyErr_Occurred()) return NULL;
+        goto slow;
+    }
+    /* Held for the launch: the grid function or the loader run Python, which may drop it. */
+    Launcher *l = (Launcher *)Py_NewRef(PyTuple_GET_ITEM(entry, 0));
+    int torch_stream = (int)PyLong_AsLong(PyTuple_GET_ITEM(entry, 1));
+    PyObject *result = launch_with(d, l, torch_stream, grid, bound, values, nvalues);
+    Py_DECREF(l);
+    if (result != Py_None) return result;
+    Py_DECREF(result);
+slow:
+    return slow_path(d, grid, args, nargsf, kwnames);
+}
+
+/* The launch of a found entry: its handle, NULL on error, or None for the Python path. */
+static PyObject *launch_with(Dispatcher *d, Launcher *l, int torch_stream, PyObject *grid,
+                             PyObject **bound, Value *values, int nvalues) {
+    unsigned dims[3];
+    int g = grid_dims(d, grid, bound, dims);
+    if (g < 0) return NULL;
+    if (g == 0) Py_RETURN_NONE;
+    long device;
+    CUfunction function = Launcher_function(l, &device);
+    if (!function) {
+        if (PyErr_Occurred()) return NULL;
+        Py_RETURN_NONE;
+    }
+    void *stream = stream_of(torch_stream, device);
+    if (stream == (void *)-1 && PyErr_Occurred()) return NULL;
+    /* Each slot 8 bytes (enough for every kind packed here), on this call's stack. */
+    uint64_t slots[MAX_PARAMS];
+    void *params[MAX_PARAMS];
+    for (int i = 0; i < l->nslots; i++) {
+        int at = l->kept[i];
+        if (at < 0 || at >= nvalues) Py_RETURN_NONE;
+        Value v = values[at];
+        void *slot = &slots[i];
+        switch (l->slots[i]) {
+        case SLOT_I1: *(uint8_t *)slot = (uint8_t)(v.i != 0); break;
+        case SLOT_I32: *(int32_t *)slot = (int32_t)v.i; break;
+        case SLOT_I64: *(int64_t *)slot = v.i; break; /* u64 too: the same bits */
+        case SLOT_F32: *(float *)slot = (float)v.f; break;
+        case SLOT_F64: *(double *)slot = v.f; break;
+        case SLOT_PTR: *(uint64_t *)slot = v.u; break;
+        }
+        params[i] = slot;
+    }
+    CUresult r;
+    Py_BEGIN_ALLOW_THREADS
+    r = cu_launch(function, dims[0], dims[1], dims[2], l->block, 1, 1, l->shared,
+                  (CUstream)stream, params, NULL);
+    Py_END_ALLOW_THREADS
+    if (r != 0) {
+        const char *name = "unknown error";
+        if (cu_error_name) cu_error_name(r, &name);
+        PyErr_Format(launch_error, "cuLaunchKernel failed with %s (%d)", name, r);
+        return NULL;
+    }
+    return Py_NewRef(l->handle);
+}
+
+/* Arguments as a tuple and a dict, in the vectorcall form. */
+static int to_vector(PyObject *args, PyObject *kwargs, PyObject ***vec, PyObject **kwnames,
+                     Py_ssize_t *npos) {
+    *npos = PyTuple_GET_SIZE(args);
+    Py_ssize_t nkw = kwargs ? PyDict_GET_SIZE(kwargs) : 0;
+    *vec = (PyObject **)PyMem_Malloc(sizeof(PyObject *) * (*npos + nkw + 1));
+    *kwnames = nkw ? PyTuple_New(nkw) : NULL;
+    if (!*vec || (nkw && !*kwnames)) return -1;
+    for (Py_ssize_t i = 0; i < *npos; i++) (*vec)[i] = PyTuple_GET_ITEM(args, i);
+    Py_ssize_t pos = 0, k = 0;
+    PyObject *name, *value;
+    while (kwargs && PyDict_Next(kwargs, &pos, &name, &value)) {
+        Py_INCREF(name);
+        PyTuple_SET_ITEM(*kwnames, k, name);
+        (*vec)[*npos + k] = value;
+        k++;
+    }
+    return 0;
+}
+
+static PyObject *Dispatcher_remember(Dispatcher *d, PyObject *a) {
+    PyObject *args, *kwargs, *launcher;
+    int torch_stream;
+    if (!PyArg_ParseTuple(a, "O!O!O!i", &PyTuple_Type, &args, &PyDict_Type, &kwargs,
+                          &LauncherType, &launcher, &torch_stream))
+        return NULL;
+    PyObject **vec, *kwnames;
+    Py_ssize_t npos;
+    PyObject *result = NULL;
+    if (to_vector(args, kwargs, &vec, &kwnames, &npos) < 0) goto done;
+    PyObject *bound[MAX_PARAMS], *options[16];
+    Value values[MAX_PARAMS];
+    int nvalues, torch;
+    int b = bind(d, vec, npos, kwnames, vec + npos, bound, options);
+    if (b < 0) goto done;
+    if (b > 0) {
+        PyObject *key = warm_key(d, bound, options, values, &nvalues, &torch);
+        if (!key && PyErr_Occurred()) goto done;
+        if (key) {
+            PyObject *entry = Py_BuildValue("(Oi)", launcher, torch_stream);
+            int err = !entry || PyDict_SetItem(d->warm, key, entry) < 0;
+            Py_XDECREF(entry);
+            Py_DECREF(key);
+            if (err) goto done;
+            result = Py_True; /* registered */
+        }
+    }
+    if (!result) result = Py_False; /* arguments the C path does not take */
+    Py_INCREF(result);
+done:
+    PyMem_Free(vec);
+    Py_XDECREF(kwnames);
+    return result;
+}
+
+static PyObject *Dispatcher_warm_key(Dispatcher *d, PyObject *a) {
+    PyObject *args, *kwargs;
+    if (!PyArg_ParseTuple(a, "O!O!", &PyTuple_Type, &args, &PyDict_Type, &kwargs)) return NULL;
+    PyObject **vec, *kwnames, *key = NULL;
+    Py_ssize_t npos;
+    if (to_vector(args, kwargs, &vec, &kwnames, &npos) == 0) {
+        PyObject *bound[MAX_PARAMS], *options[16];
+        Value values[MAX_PARAMS];
+        int nvalues, torch;
+        int b = bind(d, vec, npos, kwnames, vec + npos, bound, options);
+        if (b > 0) key = warm_key(d, bound, options, values, &nvalues, &torch);
+    }
+    PyMem_Free(vec);
+    Py_XDECREF(kwnames);
+    if (!key && !PyErr_Occurred()) Py_RETURN_NONE;
+    return key;
+}
+
+static PyObject *Dispatcher_clear(Dispatcher *d, PyObject *unused) {
+    PyDict_Clear(d->warm);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Dispatcher_bind(Dispatcher *d, PyObject *grid);
+
+static PyObject *Dispatcher_size(Dispatcher *d, void *closure) {
+    return PyLong_FromSsize_t(PyDict_Size(d->warm));
+}
+
+static PyMethodDef Dispatcher_methods[] = {
+    {"bind", (PyCFunction)Dispatcher_bind, METH_O, "bind(grid): what kernel[grid] returns"},
+    {"remember", (PyCFunction)Dispatcher_remember, METH_VARARGS,
+     "remember(args, kwargs, launcher, torch_stream): launch such arguments here"},
+    {"warm_key", (PyCFunction)Dispatcher_warm_key, METH_VARARGS,
+     "warm_key(args, kwargs): the key of these arguments, or None"},
+    {"clear", (PyCFunction)Dispatcher_clear, METH_NOARGS, "forget every warm entry"},
+    {NULL}};
+
+static PyGetSetDef Dispatcher_getset[] = {
+    {"size", (getter)Dispatcher_size, NULL, "warm entries", NULL}, {NULL}};
+
+static PyTypeObject DispatcherType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tilec._launch.Dispatcher",
+    .tp_basicsize = sizeof(Dispatcher),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Dispatcher(names, constexprs, specialize, defaults, empty, option_names, "
+              "option_defaults, interpret, slow): the warm launches of one kernel",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Dispatcher_init,
+    .tp_dealloc = (destructor)Dispatcher_dealloc,
+    .tp_methods = Dispatcher_methods,
+    .tp_getset = Dispatcher_getset,
+};
+
+/* --- BoundLaunch: kernel[grid] ---------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    Dispatcher *dispatcher;
+    PyObject *grid;
+} BoundLaunch;
+
+static void BoundLaunch_dealloc(BoundLaunch *self) {
+    Py_XDECREF(self->dispatcher);
+    Py_XDECREF(self->grid);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *BoundLaunch_vectorcall(BoundLaunch *self, PyObject *const *args, size_t nargsf,
+                                        PyObject *kwnames) {
+    return launch(self->dispatcher, self->grid, args, nargsf, kwnames);
+}
+
+static PyTypeObject BoundLaunchType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tilec._launch.BoundLaunch",
+    .tp_basicsize = sizeof(BoundLaunch),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "kernel[grid]: call it with the kernel's arguments to launch",
+    .tp_dealloc = (destructor)BoundLaunch_dealloc,
+    .tp_vectorcall_offset = offsetof(BoundLaunch, vectorcall),
+    .tp_call = PyVectorcall_Call,
+};
+
+static PyObject *Dispatcher_bind(Dispatcher *d, PyObject *grid) {
+    BoundLaunch *b = PyObject_New(BoundLaunch, &BoundLaunchType);
+    if (!b) return NULL;
+    b->vectorcall = (vectorcallfunc)BoundLaunch_vectorcall;
+    Py_INCREF(d);
+    b->dispatcher = d;
+    Py_INCREF(grid);
+    b->grid = grid;
+    return (PyObject *)b;
+}
+
+/* --- module ----------------------------------------------------------------------------------- */
+
+static PyObject *configure(PyObject *m, PyObject *args) {
+    unsigned long long launch_addr, ctx_addr, error_addr;
+    PyObject *cupy_stream, *torch_stream, *error;
+    if (!PyArg_ParseTuple(args, "KKKOOO", &launch_addr, &ctx_addr, &error_addr, &cupy_stream,
+                          &torch_stream, &error))
+        return NULL;
+    cu_launch = (LaunchFn)launch_addr;
+    cu_ctx_get_current = (CtxGetCurrentFn)ctx_addr;
+    cu_error_name = error_addr ? (ErrorNameFn)error_addr : NULL;
+    Py_XSETREF(cupy_current_stream, Py_NewRef(cupy_stream));
+    Py_XSETREF(torch_raw_stream, Py_NewRef(torch_stream));
+    Py_XSETREF(launch_error, Py_NewRef(error));
+    Py_RETURN_NONE;
+}
+
+static PyObject *configured(PyObject *m, PyObject *unused) {
+    return PyBool_FromLong(cu_launch != NULL);
+}
+
+static PyObject *register_array_type(PyObject *m, PyObject *args) {
+    PyObject *type;
+    int kind;
+    if (!PyArg_ParseTuple(args, "O!i", &PyType_Type, &type, &kind)) return NULL;
+    if (kind != ARRAY_TORCH && kind != ARRAY_CUPY) {
+        PyErr_SetString(PyExc_ValueError, "kind is 0 (torch) or 1 (CuPy)");
+        return NULL;
+    }
+    PyObject *k = PyLong_FromLong(kind);
+    if (!k || PyDict_SetItem(array_types, type, k) < 0) {
+        Py_XDECREF(k);
+        return NULL;
+    }
+    Py_DECREF(k);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"configure", configure, METH_VARARGS,
+     "configure(cuLaunchKernel, cuCtxGetCurrent, cuGetErrorName, cupy_current_stream, "
+     "torch_raw_stream, launch_error): the driver functions (addresses) and stream getters"},
+    {"configured", configured, METH_NOARGS, "whether configure was called"},
+    {"register_array_type", register_array_type, METH_VARARGS,
+     "register_array_type(type, kind): arrays of `type` are torch's (0) or CuPy's (1)"},
+    {NULL}};
+
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "tilec._launch",
+                                        "The warm launch path of tilec kernels, in C.", -1,
+                                        module_methods};
+
+PyMODINIT_FUNC PyInit__launch(void) {
+    if (PyType_Ready(&LauncherType) < 0 || PyType_Ready(&DispatcherType) < 0 ||
+        PyType_Ready(&BoundLaunchType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m) return NULL;
+    array_types = PyDict_New();
+    dtype_codes = PyDict_New();
+    s_data_ptr = PyUnicode_InternFromString("data_ptr");
+    s_dtype = PyUnicode_InternFromString("dtype");
+    s_data = PyUnicode_InternFromString("data");
+    s_ptr = PyUnicode_InternFromString("ptr");
+    if (!array_types || !dtype_codes || !s_data_ptr || !s_dtype || !s_data || !s_ptr) return NULL;
+    Py_INCREF(&LauncherType);
+    Py_INCREF(&DispatcherType);
+    Py_INCREF(&BoundLaunchType);
+    if (PyModule_AddObject(m, "Launcher", (PyObject *)&LauncherType) < 0 ||
+        PyModule_AddObject(m, "Dispatcher", (PyObject *)&DispatcherType) < 0 ||
+        PyModule_AddObject(m, "BoundLaunch", (PyObject *)&BoundLaunchType) < 0)
+        return NULL;
+    return m;
+}

@@ -1,0 +1,233 @@
+"""`@tilec.jit` kernels: their source, parameters, binding and cache key.
+
+A `JITFunction` wraps a Python function written in tilec.language. Its source, hash and
+dependencies are read once. This module knows nothing of compiling or launching: `kernel[grid]`
+is built by the factory tilec.launch registers (`set_launcher`), which specialises the
+arguments (runtime.py), compiles once per specialisation (compiler.py) and launches.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import hashlib
+import inspect
+import linecache
+import textwrap
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from tilec.errors import CompilationError
+from tilec.language.core import (
+    constexpr,
+    interpreting,
+    is_constexpr_function,
+    is_language_function,
+    tensor,
+    unwrap,
+)
+from tilec.language.dtypes import dtype
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    index: int
+    is_constexpr: bool
+    default: Any = inspect.Parameter.empty
+
+
+def _is_constexpr_annotation(annotation) -> bool:
+    if annotation is constexpr:
+        return True
+    return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
+
+
+class JITFunction:
+    def __init__(self, fn, do_not_specialize=(), debug: bool | None = None,
+                 noinline: bool = False, interpret: bool | None = None):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self.signature = inspect.signature(fn)
+        self.params = [Param(p.name, i, _is_constexpr_annotation(p.annotation), p.default)
+                       for i, p in enumerate(self.signature.parameters.values())]
+        self.arg_names = [p.name for p in self.params]
+        self.constexpr_names = {p.name for p in self.params if p.is_constexpr}
+        self.do_not_specialize = {self.arg_names[d] if isinstance(d, int) else d
+                                  for d in do_not_specialize}
+        unknown = self.do_not_specialize - set(self.arg_names)
+        if unknown:
+            raise ValueError(f"do_not_specialize names unknown parameters: {sorted(unknown)}")
+        self.debug = debug
+        self.noinline = noinline
+        self.interpret = interpret
+        self.filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        lines, self.first_line = inspect.getsourcelines(fn)
+        raw = "".join(lines)
+        self.src = textwrap.dedent(raw)
+        first = next(line for line in lines if line.strip())
+        self.indent = len(first) - len(first.lstrip())
+        self.cache: dict = {}  # (specialisation, CompileOptions) -> compiled kernel
+        self.launches: dict = {}  # launch state of tilec.launch (the warm path's entries)
+
+    def __repr__(self) -> str:
+        return f"JITFunction({self.__module__}:{self.__qualname__})"
+
+    # --- source -------------------------------------------------------------------------
+
+    def parse(self) -> ast.FunctionDef:
+        tree = ast.parse(self.src)
+        fn_def = tree.body[0]
+        if not isinstance(fn_def, ast.FunctionDef):
+            raise CompilationError("@tilec.jit applies to functions", self.filename,
+                                   self.first_line, 0)
+        return fn_def
+
+    @cached_property
+    def def_line(self) -> int:
+        """The line of the `def` (below any decorators)."""
+        return self.first_line + self.parse().lineno - 1
+
+    def source_line(self, line: int) -> str | None:
+        return linecache.getline(self.filename, line) or None
+
+    def resolve_global(self, name: str) -> tuple[bool, Any]:
+        if name in self.fn.__globals__:
+            return True, self.fn.__globals__[name]
+        if self.fn.__closure__:
+            for var, cell in zip(self.fn.__code__.co_freevars, self.fn.__closure__):
+                if var == name:
+                    return True, cell.cell_contents
+        if hasattr(builtins, name):
+            return True, getattr(builtins, name)
+        return False, None
+
+    # --- cache keys ---------------------------------------------------------------------
+
+    @cached_property
+    def cache_key(self) -> str:
+        """A hash of this function's source and of everything it reads: the jit functions it
+        calls (their keys, recursively), constexpr functions' source and global constants.
+        Computed once per function object."""
+        h = hashlib.sha256(self.src.encode())
+        for name, dep in sorted(self._dependencies().items()):
+            h.update(f"\0{name}={dep}".encode())
+        return h.hexdigest()
+
+    def _dependencies(self) -> dict[str, str]:
+        deps = {}
+        names = {n.id for n in ast.walk(self.parse()) if isinstance(n, ast.Name)}
+        attrs = {(n.value.id, n.attr) for n in ast.walk(self.parse())
+                 if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+        for name in sorted(names):
+            if name in self.arg_names:
+                continue
+            found, value = self.resolve_global(name)
+            if found:
+                deps[name] = _dependency_key(value)
+        for base, attr in sorted(attrs):
+            found, module = self.resolve_global(base)
+            if found and inspect.ismodule(module) and hasattr(module, attr):
+                value = getattr(module, attr)
+                if as_jit(value) not in (None, self):
+                    deps[f"{base}.{attr}"] = _dependency_key(value)
+        return deps
+
+    # --- binding ------------------------------------------------------------------------
+
+    def bind_for_inlining(self, args: list, kwargs: dict) -> dict[str, Any]:
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return {k: (v if isinstance(v, tensor) else unwrap(v)) for k, v in bound.arguments.items()}
+
+    def bind_launch(self, args: tuple, kwargs: dict) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(the kernel's arguments by parameter name, the other keywords): keywords naming a
+        parameter bind to it, so a parameter may be called `num_warps`; the caller decides
+        what the other keywords (launch options) may be."""
+        params = {k: v for k, v in kwargs.items() if k in self.signature.parameters}
+        extra = {k: v for k, v in kwargs.items() if k not in params}
+        try:
+            bound = self.signature.bind(*args, **params)
+        except TypeError as err:
+            raise TypeError(f"{self.__name__}: {err}") from None
+        bound.apply_defaults()
+        missing = [p.name for p in self.params if p.name not in bound.arguments
+                   or bound.arguments[p.name] is inspect.Parameter.empty]
+        if missing:
+            raise TypeError(f"{self.__name__}: missing arguments {missing}")
+        return {k: unwrap(v) for k, v in bound.arguments.items()}, extra
+
+    # --- launching -----------------------------------------------------------------------
+
+    def __getitem__(self, grid):
+        """`kernel[grid]`: a launch of this kernel over `grid` (tilec.launch builds it)."""
+        return _LAUNCHERS[0](self, grid)
+
+    def __call__(self, *args, **kwargs):
+        if interpreting():  # a helper called from an interpreted kernel runs as Python
+            return self.fn(*args, **kwargs)
+        raise RuntimeError(f"{self.__name__} is a @tilec.jit kernel: launch it with "
+                           f"{self.__name__}[grid](...), or call it from another kernel")
+
+
+# `kernel[grid]`'s factory, registered by tilec.launch, the layer that compiles and launches.
+_LAUNCHERS: list = [None]
+
+
+def set_launcher(factory) -> None:
+    """Let `kernel[grid]` return `factory(kernel, grid)`."""
+    _LAUNCHERS[0] = factory
+
+
+def as_jit(fn) -> "JITFunction | None":
+    """The JITFunction of a @tilec.jit function or of a function of the language's library
+    (marked with core.language_function, made into a JITFunction once, on first use); None for
+    anything else."""
+    if isinstance(fn, JITFunction):
+        return fn
+    if not is_language_function(fn):
+        return None
+    made = fn.__dict__.get(_JIT_OF)
+    if made is None:
+        made = JITFunction(fn)
+        setattr(fn, _JIT_OF, made)
+    return made
+
+
+_JIT_OF = "__tilec_jit__"
+
+
+def jit_function_of(obj) -> "JITFunction | None":
+    """The @tilec.jit function `obj` is, or the one under decorators that keep what they wrap
+    as `.fn` (@tilec.autotune, @tilec.heuristics); None when there is none."""
+    while not isinstance(obj, JITFunction):
+        obj = getattr(obj, "fn", None)
+        if obj is None:
+            return None
+    return obj
+
+
+def _dependency_key(value) -> str:
+    jit_fn = as_jit(value)
+    if jit_fn is not None:
+        return "jit:" + jit_fn.cache_key
+    if is_constexpr_function(value):
+        try:
+            return "fn:" + hashlib.sha256(inspect.getsource(value).encode()).hexdigest()
+        except (OSError, TypeError):
+            return "fn:" + value.__qualname__
+    value = unwrap(value)
+    if isinstance(value, (int, float, bool, str, type(None), dtype, tuple)):
+        return f"{type(value).__name__}:{value!r}"
+    return type(value).__name__  # modules and other objects: by kind only
+
+
+def jit(fn=None, *, do_not_specialize=(), debug=None, noinline=False, interpret=None):
+    """Decorator: `@tilec.jit` or `@tilec.jit(do_not_specialize=["n"])`."""
+    def wrap(f):
+        return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug,
+                           noinline=noinline, interpret=interpret)
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,491 @@
+"""The builtins of the kernel language (`tl.load`, `tl.dot`, ...), with Triton's names.
+
+Builtins are thin: they check and unwrap their arguments and call the semantic layer
+(semantic.py, shapes.py, memory.py, reductions.py), which owns promotion and IR building. They
+are called by the frontend with `_semantic=` (the code generator); called from an interpreted
+kernel, they run the interpreter's implementation (core.builtin). The functions written in the
+language itself (sum, softmax, rand, ...) are in standard.py and random.py, which use these.
+"""
+from __future__ import annotations
+
+import sys
+
+from mlir import ir
+from mlir.dialects import gpu
+
+from tilec.dialects import tile
+from tilec.language import memory, reductions, semantic, shapes
+
+# The library (standard.py, random.py) writes `tl.uint32`, `tl.constexpr`: as `tl`, this module
+# carries the names of the types too.
+from tilec.language.core import (
+    RangeSpec,
+    SemanticError,
+    builtin,
+    constexpr,  # noqa: F401
+    tensor,
+    unwrap,
+)
+from tilec.language.dtypes import (  # noqa: F401
+    bfloat16,
+    block_type,
+    dtype,
+    float16,
+    float32,
+    float64,
+    int1,
+    int8,
+    int16,
+    int32,
+    int64,
+    pointer_type,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    void,
+)
+
+
+# Triton's spelling for NaN propagation in minimum/maximum/clamp.
+class PropagateNan:
+    NONE = False
+    ALL = True
+
+
+def _u(value):
+    """Unwrap a constexpr; a tensor where a compile-time value is required is an error."""
+    return unwrap(value)
+
+
+def const_value(value, what: str):
+    value = unwrap(value)
+    if isinstance(value, tensor):
+        raise SemanticError(f"{what} must be a compile-time constant (tl.constexpr)")
+    return value
+
+
+def shape_value(shape, what="shape"):
+    shape = const_value(shape, what)
+    if isinstance(shape, int):
+        return [shape]
+    return [int(const_value(s, what)) for s in shape]
+
+
+def dtype_value(value, what="dtype") -> dtype:
+    value = const_value(value, what)
+    if not isinstance(value, dtype):
+        raise SemanticError(f"{what} must be a tl dtype such as tl.float32, got {value!r}")
+    return value
+
+
+# --- programming model ------------------------------------------------------------------------
+
+def grid_axis(axis, what: str) -> int:
+    axis = const_value(axis, "axis")
+    if axis not in (0, 1, 2):
+        raise SemanticError(f"{what} axis must be 0, 1 or 2, got {axis}")
+    return axis
+
+
+@builtin
+def program_id(axis, _semantic=None) -> tensor:
+    return tensor(tile.program_id(grid_axis(axis, "program_id")), int32)
+
+
+@builtin
+def num_programs(axis, _semantic=None) -> tensor:
+    return tensor(tile.num_programs(grid_axis(axis, "num_programs")), int32)
+
+
+# --- creation and shapes ------------------------------------------------------------------------
+
+@builtin
+def arange(start, end, _semantic=None) -> tensor:
+    return shapes.arange(const_value(start, "arange start"), const_value(end, "arange end"))
+
+
+@builtin
+def full(shape, value, dtype, _semantic=None) -> tensor:
+    return shapes.full(shape_value(shape), _u(value), dtype_value(dtype))
+
+
+@builtin
+def zeros(shape, dtype, _semantic=None) -> tensor:
+    return shapes.full(shape_value(shape), 0, dtype_value(dtype))
+
+
+@builtin
+def zeros_like(input, _semantic=None) -> tensor:
+    return shapes.full(input.shape, 0, input.dtype)
+
+
+@builtin
+def to_tensor(x, _semantic=None) -> tensor:
+    return semantic.to_tensor(x)
+
+
+@builtin
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None) -> tensor:
+    return semantic.cast(semantic.to_tensor(input), dtype_value(dtype), _u(fp_downcast_rounding),
+                         bool(_u(bitcast)))
+
+
+@builtin
+def broadcast(input, other, _semantic=None):
+    a, b = semantic.broadcast_all(semantic.to_tensor(input), semantic.to_tensor(other))
+    return a, b
+
+
+@builtin
+def broadcast_to(input, *shape, _semantic=None) -> tensor:
+    if len(shape) == 1 and isinstance(_u(shape[0]), (tuple, list)):
+        shape = _u(shape[0])
+    return shapes.broadcast(input, shape_value(shape))
+
+
+@builtin
+def expand_dims(input, axis, _semantic=None) -> tensor:
+    axes = const_value(axis, "axis")
+    axes = [axes] if isinstance(axes, int) else list(axes)
+    x = semantic.to_tensor(input)
+    rank = len(x.shape) + len(axes)
+    for a in sorted(a % rank for a in axes):
+        x = semantic.expand_dims(x, a)
+    return x
+
+
+@builtin
+def reshape(input, *shape, can_reorder=False, _semantic=None) -> tensor:
+    if len(shape) == 1 and isinstance(_u(shape[0]), (tuple, list)):
+        shape = _u(shape[0])
+    return shapes.reshape(semantic.to_tensor(input), shape_value(shape), bool(_u(can_reorder)))
+
+
+@builtin
+def view(input, *shape, _semantic=None) -> tensor:
+    if len(shape) == 1 and isinstance(_u(shape[0]), (tuple, list)):
+        shape = _u(shape[0])
+    return shapes.reshape(semantic.to_tensor(input), shape_value(shape), can_reorder=True)
+
+
+@builtin
+def ravel(x, can_reorder=False, _semantic=None) -> tensor:
+    x = semantic.to_tensor(x)
+    return shapes.reshape(x, [x.numel], bool(_u(can_reorder)))
+
+
+@builtin
+def permute(input, *dims, _semantic=None) -> tensor:
+    if len(dims) == 1 and isinstance(_u(dims[0]), (tuple, list)):
+        dims = _u(dims[0])
+    return shapes.permute(input, [const_value(d, "dims") for d in dims])
+
+
+@builtin
+def trans(input, *dims, _semantic=None) -> tensor:
+    if len(dims) == 1 and isinstance(_u(dims[0]), (tuple, list)):
+        dims = _u(dims[0])
+    return shapes.trans(input, tuple(const_value(d, "dims") for d in dims))
+
+
+@builtin
+def join(a, b, _semantic=None) -> tensor:
+    return shapes.join(a, b)
+
+
+@builtin
+def split(a, _semantic=None):
+    return shapes.split(a)
+
+
+@builtin
+def cat(input, other, can_reorder=False, _semantic=None) -> tensor:
+    return shapes.cat(semantic.to_tensor(input), semantic.to_tensor(other))
+
+
+# --- memory -----------------------------------------------------------------------------------
+
+@builtin
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
+         cache_modifier="", eviction_policy="", volatile=False, _semantic=None) -> tensor:
+    if _u(boundary_check) or _u(padding_option):
+        raise SemanticError("boundary_check and padding_option apply to block pointers, which "
+                            "tilec does not have; use a mask")
+    return memory.load(_u(pointer), _u(mask), _u(other), const_value(cache_modifier, "cache_modifier"),
+                       const_value(eviction_policy, "eviction_policy"), const_value(volatile, "volatile"))
+
+
+@builtin
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="",
+          _semantic=None) -> None:
+    if _u(boundary_check):
+        raise SemanticError("boundary_check applies to block pointers, which tilec does not "
+                            "have; use a mask")
+    memory.store(_u(pointer), _u(value), _u(mask), const_value(cache_modifier, "cache_modifier"),
+                 const_value(eviction_policy, "eviction_policy"))
+
+
+def _atomic(kind):
+    @builtin
+    def atomic(pointer, val, mask=None, sem=None, scope=None, _semantic=None) -> tensor:
+        return memory.atomic_rmw(kind, _u(pointer), _u(val), _u(mask), const_value(sem, "sem"),
+                                 const_value(scope, "scope"))
+    atomic.__name__ = atomic.__qualname__ = f"atomic_{kind}"
+    return atomic
+
+
+atomic_add = _atomic("add")
+atomic_and = _atomic("and")
+atomic_or = _atomic("or")
+atomic_xor = _atomic("xor")
+atomic_max = _atomic("max")
+atomic_min = _atomic("min")
+atomic_xchg = _atomic("xchg")
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None) -> tensor:
+    return memory.atomic_cas(_u(pointer), _u(cmp), _u(val), const_value(sem, "sem"),
+                             const_value(scope, "scope"))
+
+
+# --- math -------------------------------------------------------------------------------------
+
+@builtin
+def where(condition, x, y, _semantic=None) -> tensor:
+    return semantic.where(_u(condition), _u(x), _u(y))
+
+
+@builtin
+def minimum(x, y, propagate_nan=PropagateNan.NONE, _semantic=None) -> tensor:
+    return semantic.minimum(_u(x), _u(y), bool(_u(propagate_nan)))
+
+
+@builtin
+def maximum(x, y, propagate_nan=PropagateNan.NONE, _semantic=None) -> tensor:
+    return semantic.maximum(_u(x), _u(y), bool(_u(propagate_nan)))
+
+
+@builtin
+def clamp(x, min, max, propagate_nan=PropagateNan.NONE, _semantic=None) -> tensor:
+    x = semantic.to_tensor(_u(x))
+    if not x.dtype.is_floating():
+        raise SemanticError(f"tl.clamp works on floating-point blocks, got {x.dtype}; use "
+                            "tl.minimum(tl.maximum(x, lo), hi) for integers")
+    nan = bool(_u(propagate_nan))
+    return semantic.minimum(semantic.maximum(x, _u(min), nan), _u(max), nan)
+
+
+def _math1(name: str, rounded: bool = False):
+    @builtin
+    def fn(x, _semantic=None) -> tensor:
+        return semantic.unary_math(name, _u(x), rounded)
+    fn.__name__ = fn.__qualname__ = name + ("_rn" if rounded else "")
+    return fn
+
+
+exp = _math1("exp")
+exp2 = _math1("exp2")
+log = _math1("log")
+log2 = _math1("log2")
+sin = _math1("sin")
+cos = _math1("cos")
+sqrt = _math1("sqrt")
+sqrt_rn = _math1("sqrt", rounded=True)
+rsqrt = _math1("rsqrt")
+erf = _math1("erf")
+floor = _math1("floor")
+ceil = _math1("ceil")
+
+
+@builtin
+def abs(x, _semantic=None) -> tensor:
+    return semantic.abs_(_u(x))
+
+
+@builtin
+def fma(x, y, z, _semantic=None) -> tensor:
+    return semantic.fma(_u(x), _u(y), _u(z))
+
+
+@builtin
+def fdiv(x, y, ieee_rounding=False, _semantic=None) -> tensor:
+    return semantic.truediv(_u(x), _u(y), approximate=not _u(ieee_rounding))
+
+
+@builtin
+def div_rn(x, y, _semantic=None) -> tensor:
+    return semantic.truediv(_u(x), _u(y), approximate=False)
+
+
+@builtin
+def umulhi(x, y, _semantic=None) -> tensor:
+    return semantic.umulhi(_u(x), _u(y))
+
+
+# --- reductions, scans and friends --------------------------------------------------------------
+
+def _tensors(input):
+    input = _u(input)
+    return (list(input), True) if isinstance(input, (tuple, list)) else ([input], False)
+
+
+@builtin
+def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None):
+    inputs, many = _tensors(input)
+    results = reductions.reduce(inputs, const_value(axis, "axis"), _semantic.combine_function(combine_fn),
+                                bool(_u(keep_dims)))
+    return tuple(results) if many else results[0]
+
+
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False, _semantic=None):
+    inputs, many = _tensors(input)
+    results = reductions.scan(inputs, const_value(axis, "axis"), _semantic.combine_function(combine_fn),
+                              bool(_u(reverse)))
+    return tuple(results) if many else results[0]
+
+
+@builtin
+def sort(x, dim=None, descending=False, _semantic=None) -> tensor:
+    return reductions.sort(_u(x), const_value(dim, "dim"), bool(const_value(descending, "descending")))
+
+
+@builtin
+def gather(src, index, axis, _semantic=None) -> tensor:
+    return reductions.gather(_u(src), _u(index), const_value(axis, "axis"))
+
+
+@builtin
+def histogram(input, num_bins, _semantic=None) -> tensor:
+    return reductions.histogram(_u(input), const_value(num_bins, "num_bins"))
+
+
+@builtin
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
+        out_dtype=float32, _semantic=None) -> tensor:
+    return reductions.dot(_u(input), _u(other), _u(acc), const_value(input_precision, "input_precision"),
+                          const_value(allow_tf32, "allow_tf32"),
+                          const_value(max_num_imprecise_acc, "max_num_imprecise_acc"),
+                          dtype_value(out_dtype, "out_dtype"))
+
+
+# --- iterators --------------------------------------------------------------------------------
+
+@builtin
+def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, _semantic=None,
+          **ignored):
+    """`for i in tl.range(...)`: an scf.for; `num_stages` asks the pipeliner for that depth."""
+    start, end = (0, arg1) if arg2 is None else (arg1, arg2)
+    attrs = {}
+    if num_stages is not None:
+        attrs["num_stages"] = const_value(num_stages, "num_stages")
+    if loop_unroll_factor is not None:
+        attrs["loop_unroll_factor"] = const_value(loop_unroll_factor, "loop_unroll_factor")
+    return RangeSpec(start, end, 1 if step is None else step, attributes=attrs)
+
+
+@builtin
+def static_range(arg1, arg2=None, step=None, _semantic=None):
+    """`for i in tl.static_range(...)`: unrolled at compile time; bounds must be constexpr."""
+    start, end = (0, arg1) if arg2 is None else (arg1, arg2)
+    return RangeSpec(start, end, 1 if step is None else step, static=True)
+
+
+# --- hints ------------------------------------------------------------------------------------
+
+def _hint(name: str, x, values) -> tensor:
+    values = const_value(values, name)
+    values = [values] if isinstance(values, int) else list(values)
+    x = semantic.to_tensor(_u(x))
+    owner = x.handle.owner
+    if isinstance(owner, (ir.Operation, ir.OpView)):
+        owner.attributes[f"tile.{name}"] = ir.DenseI32ArrayAttr.get([int(v) for v in values])
+    return x
+
+
+@builtin
+def multiple_of(input, values, _semantic=None) -> tensor:
+    return _hint("divisibility", input, values)
+
+
+@builtin
+def max_contiguous(input, values, _semantic=None) -> tensor:
+    return _hint("contiguity", input, values)
+
+
+@builtin
+def max_constancy(input, values, _semantic=None) -> tensor:
+    return _hint("constancy", input, values)
+
+
+@builtin
+def assume(cond, _semantic=None) -> None:
+    """Accepted for Triton compatibility; tilec's analyses do not use assumptions yet."""
+    cond = _u(cond)
+    if not isinstance(cond, tensor) and not cond:
+        raise SemanticError("tl.assume of a condition that is false at compile time")
+
+
+@builtin
+def debug_barrier(_semantic=None) -> None:
+    gpu.barrier()
+
+
+# --- debugging --------------------------------------------------------------------------------
+
+@builtin
+def static_print(*values, sep=" ", end="\n", file=None, flush=False, _semantic=None) -> None:
+    print(*[_u(v) for v in values], sep=sep, end=end, file=file or sys.stdout, flush=flush)
+
+
+@builtin
+def static_assert(cond, msg="", _semantic=None) -> None:
+    cond = _u(cond)
+    if isinstance(cond, tensor):
+        raise SemanticError("tl.static_assert needs a compile-time condition; use "
+                            "tl.device_assert for run-time checks")
+    if not cond:
+        raise SemanticError(f"static_assert failed: {_u(msg)}" if _u(msg) else
+                            "static_assert failed")
+
+
+@builtin
+def device_print(prefix, *args, hex=False, _semantic=None) -> None:
+    prefix = _u(prefix)
+    if not isinstance(prefix, str):  # print(x) as well as print("x =", x)
+        args, prefix = (prefix, *args), ""
+    if not args:
+        tile.print_(prefix, None, bool(_u(hex)))
+    for arg in args:
+        arg = _u(arg)
+        if not isinstance(arg, tensor):
+            arg = semantic.to_tensor(arg) if semantic.is_literal(arg) else None
+            if arg is None:
+                raise SemanticError("tl.device_print prints numbers and tensors")
+        if arg.dtype.is_int_unsigned() and not arg.dtype.is_bool() and not _u(hex):
+            # tile.print formats integers as signed: zero-extended into a wider signed type
+            # the value prints right (64-bit values at or past 2^63 still print negative).
+            wider = int32 if arg.dtype.int_bitwidth < 32 else int64
+            if arg.dtype.int_bitwidth < 64:
+                arg = semantic.cast(arg, wider)
+        tile.print_(prefix, arg.handle, bool(_u(hex)))
+
+
+@builtin
+def device_assert(cond, msg="", _semantic=None) -> None:
+    cond = _u(cond)
+    if not isinstance(cond, tensor):
+        if not cond:
+            raise SemanticError(f"device_assert is always false: {_u(msg)}")
+        return
+    if not _semantic.debug:  # as in Triton: checked only in kernels compiled with debug=True
+        return
+    tile.assert_(semantic.cast(cond, int1).handle, str(_u(msg)))
+
+
+# What `tilec.language` re-exports: the builtins and the helpers a kernel may name.
+__all__ = [name for name, value in list(globals().items())
+           if getattr(value, "__module__", None) == __name__ and not name.startswith("_")
+           and name not in ("const_value", "shape_value", "dtype_value", "grid_axis")]

@@ -1,0 +1,115 @@
+"""`kernel[grid](*args, **kwargs)`: bind, specialise, interpret or compile, then launch.
+
+`run` is the one path of a launch. It binds the arguments (keywords naming a parameter bind to
+it; the others are launch options, `LAUNCH_OPTIONS`), computes the compile key with the
+specialisers of runtime.py, normalises the grid, and then either interprets the kernel or finds
+(or compiles) the kernel for the key, launches it through its Launcher and returns the compiled
+kernel, as Triton returns its handle. The interpreter returns None.
+
+Where the C extension is present, `kernel[grid]` is its bound launch: the warm path in C finds a
+launcher registered under a key of the arguments it computes itself, and everything else comes
+here; after each launch from here `remember` registers the launcher for such arguments.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from tilec import interpreter
+from tilec.compiler import CompiledKernel, CompileOptions, compile_specialized
+from tilec.kernel import JITFunction, set_launcher
+from tilec.runtime import Launcher, native, native_enabled, normalise_grid, specialization
+
+# Keywords of a launch that are not kernel arguments, with their defaults.
+LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3}
+
+
+class Launch:
+    """`kernel[grid]` on the Python path."""
+    __slots__ = ("fn", "grid")
+
+    def __init__(self, fn: JITFunction, grid):
+        self.fn, self.grid = fn, grid
+
+    def __call__(self, *args, **kwargs):
+        return run(self.fn, self.grid, args, kwargs)
+
+
+def bound_launch(fn: JITFunction, grid):
+    """What `kernel[grid]` returns: the C extension's bound launch, or a Launch."""
+    if not native_enabled():
+        return Launch(fn, grid)
+    dispatcher = fn.launches.get("native")
+    if dispatcher is None:
+        dispatcher = fn.launches["native"] = _native_dispatcher(fn)
+    return dispatcher.bind(grid)
+
+
+def _native_dispatcher(fn: JITFunction):
+    return native.Dispatcher(
+        [p.name for p in fn.params], [p.is_constexpr for p in fn.params],
+        [p.name not in fn.do_not_specialize for p in fn.params], [p.default for p in fn.params],
+        inspect.Parameter.empty, list(LAUNCH_OPTIONS), list(LAUNCH_OPTIONS.values()),
+        -1 if fn.interpret is None else int(bool(fn.interpret)),
+        lambda grid, args, kwargs: run(fn, grid, args, kwargs))
+
+
+def launch_options(fn: JITFunction, extra: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(extra) - set(LAUNCH_OPTIONS))
+    if unknown:
+        raise TypeError(f"{fn.__name__}() got unexpected keyword argument(s) "
+                        f"{', '.join(unknown)}: it has no such parameters, and the launch "
+                        f"options are {', '.join(LAUNCH_OPTIONS)}")
+    return {**LAUNCH_OPTIONS, **extra}
+
+
+def compile_options(fn: JITFunction, options: dict[str, Any]) -> CompileOptions:
+    return CompileOptions(num_warps=options["num_warps"], num_stages=options["num_stages"],
+                          debug=bool(fn.debug))
+
+
+def compile_key(fn: JITFunction, bound: dict[str, Any], options: dict[str, Any]) -> tuple:
+    """(specialisation, CompileOptions): what selects the compiled kernel of a launch with
+    arguments `bound`, the key of `fn.cache` and the arguments of `compile_specialized` (the
+    autotuner compiles its configs ahead of their launches with it)."""
+    return specialization(fn, bound), compile_options(fn, options)
+
+
+def run(fn: JITFunction, grid, args: tuple, kwargs: dict) -> CompiledKernel | None:
+    bound, extra = fn.bind_launch(args, kwargs)
+    options = launch_options(fn, extra)
+    key = compile_key(fn, bound, options)
+    grid3 = normalise_grid(grid, bound)
+    if interpreter.enabled(fn):
+        interpreter.launch(fn, grid3, bound, key[0])
+        return None
+    kernel = fn.cache.get(key)
+    if kernel is None:
+        kernel = fn.cache[key] = compile_specialized(fn, *key)
+    launcher = launcher_of(fn, kernel, key[0])
+    torch_arrays = launcher.run(grid3, [bound[p.name] for p in fn.params if not p.is_constexpr])
+    if 0 not in grid3:
+        remember(fn, args, kwargs, launcher, torch_arrays)
+    return kernel
+
+
+def launcher_of(fn: JITFunction, kernel: CompiledKernel, spec: tuple) -> Launcher:
+    """The kernel's Launcher (made, and its arguments checked, once per compiled kernel)."""
+    launchers = fn.launches.setdefault("launchers", {})
+    launcher = launchers.get(id(kernel))
+    if launcher is None or launcher.kernel is not kernel:
+        runtime_keys = [k for p, k in zip(fn.params, spec) if not p.is_constexpr]
+        kept = [i for i, (kind, _) in enumerate(runtime_keys) if kind != "constexpr"]
+        launcher = launchers[id(kernel)] = Launcher(kernel, kept)
+    return launcher
+
+
+def remember(fn: JITFunction, args: tuple, kwargs: dict, launcher: Launcher,
+             torch_arrays: bool) -> None:
+    """Let the C warm path launch `launcher` for arguments like these."""
+    dispatcher = fn.launches.get("native")
+    if dispatcher is not None and launcher.native is not None:
+        dispatcher.remember(args, kwargs, launcher.native, int(torch_arrays))
+
+
+set_launcher(bound_launch)
