@@ -6,7 +6,8 @@ this thread holds (its layout says which), with `llvm`/`nvvm`/`arith`/`math`/`sc
 module is marked `gpu.container_module` and keeps the shared memory the kernels need
 (`tilegpu.shared_bytes`, from tilegpu-allocate-shared-memory; 0 without it). Ops using shared
 memory take the offsets that pass gave them; the barriers between them are tilegpu-membar's. The rules are in python/tilec/lowering/, one per op; an op without
-one is reported at its location.
+one is reported at its location. Its lit tests are in test/Conversion/tilegpu-to-llvm/, one file
+per module of python/tilec/lowering/ (`frame.mlir` for the kernel's frame and thread ids).
 
 Example (a splat of %x into tensor<256xf32, #tilegpu.blocked<[1], [32], [4], [0]>>, 4 warps):
 two registers per thread, both %x:
