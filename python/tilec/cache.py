@@ -7,7 +7,10 @@ Guarantees:
 - ``get`` returns an entry only if every file named in the manifest is present with the recorded
   size and hash, and nothing else is there. Anything else (bad checksum, truncated or missing file,
   unreadable manifest, empty directory left by a crash) is deleted and reported as ``None``, so the
-  caller rebuilds. A corrupt entry is never returned.
+  caller rebuilds. A corrupt entry is never returned. In a cache that cannot be written (read-only,
+  another user's) it cannot be deleted either: ``get`` still reports ``None`` and does not raise.
+- ``put`` raises ``OSError`` where the cache cannot be written; the compiler ignores it and keeps
+  the kernel it compiled in memory.
 - ``put`` is atomic: the entry is written into a temporary directory beside its final place (same
   filesystem) and renamed in whole. A reader sees the complete entry or none. Entries are never
   changed in place; they are only removed whole.
@@ -81,18 +84,27 @@ class KernelCache:
     def get(self, key: str) -> dict[str, bytes] | None:
         """The files stored under ``key``, or None if the entry is absent or corrupt.
 
-        A corrupt entry is deleted, so the caller's next ``put`` can replace it.
+        A corrupt entry is deleted, so the caller's next ``put`` can replace it. Where that fails
+        (a read-only cache) it stays on disk, and is still reported as None.
         """
         path = self._entry(key)
         if not os.path.lexists(path):
             return None
         files = _read_verified(path, key)
         if files is None:
-            self._discard(path)
+            try:
+                self._discard(path)
+            except OSError:
+                # A read-only cache: the caller must still get its miss and compile in memory.
+                # The entry stays, and every later get finds it corrupt again.
+                pass
         return files
 
     def put(self, key: str, files: Mapping[str, bytes]) -> None:
-        """Store ``files`` (name -> bytes) under ``key`` atomically. Any entry already there is kept."""
+        """Store ``files`` (name -> bytes) under ``key`` atomically. Any entry already there is kept.
+
+        Raises OSError where the cache cannot be written (read-only, full, another user's).
+        """
         for name, data in files.items():
             _check_name(name)
             if not isinstance(data, (bytes, bytearray, memoryview)):

@@ -1,4 +1,6 @@
-"""The on-disk kernel cache: round trips, every kind of corruption, atomicity under concurrent use."""
+"""The on-disk kernel cache: round trips, every kind of corruption, atomicity under concurrent use,
+read-only caches, and what the compiler does with them."""
+import errno
 import json
 import multiprocessing
 import os
@@ -7,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import tilec
 from tilec.cache import MANIFEST, KernelCache, cache_dir, make_key
 
 VERSIONS = {"tilec": "0.1.0", "python": "3.11.7", "mlir": "20.0", "ptxas": "13.0"}
@@ -278,3 +281,101 @@ def test_reader_racing_writers_never_sees_a_partial_entry(cache):
     assert cache.get(KEY) in contents  # every writer ends with a put
     assert cache.keys() == [KEY]
     assert leftovers(cache) == []
+
+
+# --- read-only caches ------------------------------------------------------------------------------
+
+@pytest.fixture
+def make_read_only(monkeypatch):
+    """make_read_only(root): nothing under ``root`` can be created, renamed or deleted.
+
+    chmod does that for an ordinary user, but root (as the tests may run) ignores permission
+    bits, so the os calls the cache writes with also fail under ``root`` as a read-only directory
+    makes them fail.
+    """
+    made = []
+
+    def make(root: Path):
+        root = Path(os.path.abspath(root))
+
+        def under_root(path) -> bool:
+            path = os.path.abspath(os.fspath(path))
+            return path == str(root) or path.startswith(str(root) + os.sep)
+
+        def refuse(real):
+            def call(path, *args, **kwargs):
+                if "dir_fd" not in kwargs and under_root(path):
+                    raise PermissionError(errno.EACCES, "Permission denied (read-only test)",
+                                          os.fspath(path))
+                return real(path, *args, **kwargs)
+            return call
+
+        for name in ("rename", "replace", "mkdir", "rmdir", "unlink"):
+            monkeypatch.setattr(os, name, refuse(getattr(os, name)))
+        for dirpath, _dirnames, _filenames in os.walk(root):
+            os.chmod(dirpath, 0o555)
+            made.append(dirpath)
+
+    yield make
+    for dirpath in made:
+        os.chmod(dirpath, 0o755)  # so that tmp_path can be cleaned up
+
+
+def test_read_only_cache_reports_a_corrupt_entry_as_a_miss(cache, make_read_only):
+    cache.put(KEY, FILES)
+    flip_byte(entry_dir(cache))
+    make_read_only(cache.root)
+    assert cache.get(KEY) is None  # cannot be discarded, but it is still not returned
+    assert cache.get(KEY) is None
+    assert os.path.isdir(entry_dir(cache))
+    with pytest.raises(OSError):
+        cache.put(KEY, FILES)  # documented; the compiler ignores it
+    assert cache.get(KEY) is None
+
+
+# --- the compiler's use of the cache ---------------------------------------------------------------
+
+SIGNATURE = {"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "out_ptr": "*fp32:16", "n": "i32:16"}
+
+
+def compile_binary():
+    import gpu_kernels
+    return tilec.compile(gpu_kernels.binary, signature=SIGNATURE,
+                         constexprs={"OP": "add", "BLOCK": 1024})
+
+
+@pytest.fixture
+def compiler_cache(tmp_path, monkeypatch):
+    """A private, enabled kernel cache for the compiler (KernelCache() is it)."""
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path / "compiler-cache"))
+    monkeypatch.delenv("TILEC_CACHE", raising=False)
+    monkeypatch.delenv("TILEC_DUMP_IR", raising=False)
+    return KernelCache()
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """The kernel compile_binary() gives, its cache key and its cache entry, compiled once."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TILEC_CACHE_DIR", str(tmp_path_factory.mktemp("reference-cache")))
+        patch.delenv("TILEC_CACHE", raising=False)
+        patch.delenv("TILEC_DUMP_IR", raising=False)
+        kernel = compile_binary()
+        (key,) = KernelCache().keys()
+        return kernel, key, KernelCache().get(key)
+
+
+def test_compiler_goes_on_in_memory_with_a_read_only_cache(compiler_cache, compiled,
+                                                           make_read_only):
+    kernel, key, files = compiled
+    compiler_cache.put(key, files)
+    cubin = compiler_cache.path(key) / "kernel.cubin"
+    flipped = bytearray(cubin.read_bytes())
+    flipped[100] ^= 0xFF
+    cubin.write_bytes(bytes(flipped))
+    make_read_only(compiler_cache.root)
+    again = compile_binary()  # neither the corrupt get nor the failing put may raise
+    assert again.asm == kernel.asm  # compiled again, not the flipped bytes
+    assert again.metadata == kernel.metadata
+    assert cubin.read_bytes() == flipped  # still there: nothing could remove it
+
