@@ -1,9 +1,12 @@
 """The on-disk kernel cache: round trips, every kind of corruption, atomicity under concurrent use,
-read-only caches, and what the compiler does with them."""
+leftovers of dead writers, read-only caches, and what the compiler does with all of these."""
 import errno
 import json
 import multiprocessing
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -29,7 +32,23 @@ def entry_dir(cache, key=KEY) -> Path:
 
 def leftovers(cache) -> list[str]:
     """Temp and trash directories still on disk."""
-    return [p.name for p in cache.root.glob("*/.*")]
+    return sorted(p.name for p in cache.root.glob("*/.*"))
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited and been reaped (pids are handed out in turn, so it
+    is not reused within a test)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    with pytest.raises(ProcessLookupError):
+        os.kill(child.pid, 0)
+    return child.pid
+
+
+def same_shard_key(key=KEY) -> str:
+    """Another key whose entry lives in the same shard directory as ``key``'s."""
+    return next(k for k in (make_key(str(i), versions=VERSIONS) for i in range(10_000))
+                if k[:2] == key[:2] and k != key)
 
 
 # --- basics ----------------------------------------------------------------------------------------
@@ -72,7 +91,7 @@ def test_remove_clear_size_keys(cache):
     assert cache.remove(keys[0]) is False
     assert cache.get(keys[0]) is None
     assert cache.keys() == sorted(keys[1:])
-    (entry_dir(cache, keys[1]).parent / ".tmp-123-crashed").mkdir()  # a writer that died
+    (entry_dir(cache, keys[1]).parent / f".tmp-{dead_pid()}-crashed").mkdir()  # a writer that died
     cache.clear()
     assert cache.keys() == [] and cache.size() == 0
     assert not any(cache.root.iterdir())
@@ -281,6 +300,91 @@ def test_reader_racing_writers_never_sees_a_partial_entry(cache):
     assert cache.get(KEY) in contents  # every writer ends with a put
     assert cache.keys() == [KEY]
     assert leftovers(cache) == []
+
+
+# --- leftovers of writers that died ----------------------------------------------------------------
+
+def _die_mid_put(root: str) -> None:
+    # A kill -9 after the first file is written: the temp dir stays behind.
+    import pathlib
+    def write_bytes(self, data):
+        os.kill(os.getpid(), signal.SIGKILL)
+    pathlib.Path.write_bytes = write_bytes
+    KernelCache(Path(root)).put(KEY, FILES)
+
+
+def test_put_removes_the_temp_dir_of_a_writer_killed_mid_put(cache):
+    proc = multiprocessing.get_context("spawn").Process(target=_die_mid_put, args=(str(cache.root),))
+    proc.start()
+    proc.join(timeout=30)
+    assert proc.exitcode == -signal.SIGKILL
+    assert leftovers(cache) and all(n.startswith(f".tmp-{proc.pid}-") for n in leftovers(cache))
+    assert cache.keys() == []
+    other = same_shard_key()
+    cache.put(other, FILES)  # a later put into the same shard sweeps it
+    assert leftovers(cache) == []
+    assert cache.get(other) == FILES and cache.keys() == [other]
+
+
+@pytest.fixture
+def live_pid():
+    """The pid of another process that is still running."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    yield child.pid
+    child.kill()
+    child.wait()
+
+
+def plant_leftovers(cache, live_pid) -> dict[str, Path]:
+    """Temp and trash leftovers in KEY's shard, by what should become of them."""
+    shard = entry_dir(cache).parent
+    shard.mkdir(parents=True, exist_ok=True)
+    dead = dead_pid()
+    planted = {
+        "dead_temp": shard / f".tmp-{dead}-x1y2z3",
+        "dead_trash": shard / f".trash-{dead}-0123456789abcdef",
+        "dead_trash_file": shard / f".trash-{dead}-fedcba9876543210",  # a discarded stray file
+        "old_live_temp": shard / f".tmp-{live_pid}-old",  # a writer stuck for two hours
+        "live_temp": shard / f".tmp-{live_pid}-busy",
+        "own_temp": shard / f".tmp-{os.getpid()}-busy",  # another thread of this process
+        "live_trash": shard / f".trash-{live_pid}-00ff00ff00ff00ff",
+        "unnamed_temp": shard / ".tmp-noname",  # no pid to go by: only its age counts
+    }
+    for name, path in planted.items():
+        if name == "dead_trash_file":
+            path.write_bytes(b"stray")
+        else:
+            path.mkdir()
+            (path / "cubin").write_bytes(b"half written")
+    two_hours_ago = time.time() - 2 * 3600
+    os.utime(planted["old_live_temp"], (two_hours_ago, two_hours_ago))
+    return planted
+
+
+STALE = ["dead_temp", "dead_trash", "dead_trash_file", "old_live_temp"]
+LIVE = ["live_temp", "own_temp", "live_trash", "unnamed_temp"]
+
+
+def test_put_sweeps_stale_leftovers_of_its_shard_and_keeps_live_ones(cache, live_pid):
+    planted = plant_leftovers(cache, live_pid)
+    cache.put(same_shard_key(), FILES)
+    assert leftovers(cache) == sorted(planted[n].name for n in LIVE)
+    assert (planted["live_temp"] / "cubin").read_bytes() == b"half written"
+
+
+def test_clear_sweeps_stale_leftovers_and_keeps_live_ones(cache, live_pid):
+    cache.put(KEY, FILES)
+    cache.put(make_key("other", versions=VERSIONS), FILES)
+    planted = plant_leftovers(cache, live_pid)
+    cache.clear()
+    assert cache.keys() == []
+    assert leftovers(cache) == sorted(planted[n].name for n in LIVE)
+    # Once the writers are gone, a clear leaves nothing.
+    for name in LIVE:
+        old = time.time() - 2 * 3600
+        os.utime(planted[name], (old, old))
+    cache.clear()
+    assert not cache.root.exists() or not any(cache.root.iterdir())
 
 
 # --- read-only caches ------------------------------------------------------------------------------
