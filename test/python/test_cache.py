@@ -483,3 +483,57 @@ def test_compiler_goes_on_in_memory_with_a_read_only_cache(compiler_cache, compi
     assert again.metadata == kernel.metadata
     assert cubin.read_bytes() == flipped  # still there: nothing could remove it
 
+
+def metadata_list(m):
+    return list(m)
+
+
+def metadata_shared_lots(m):
+    return {**m, "shared": "lots"}
+
+
+def metadata_without_registers(m):
+    return {k: v for k, v in m.items() if k != "registers"}
+
+
+def metadata_bool_num_warps(m):
+    return {**m, "num_warps": True}
+
+
+def metadata_float_spills(m):
+    return {**m, "spill_stores": 0.0}
+
+
+def metadata_name_null(m):
+    return {**m, "name": None}
+
+
+def metadata_not_json(m):
+    return b"\xff{not json"
+
+
+@pytest.mark.parametrize("bad_metadata", [
+    metadata_list, metadata_shared_lots, metadata_without_registers, metadata_bool_num_warps,
+    metadata_float_spills, metadata_name_null, metadata_not_json], ids=lambda f: f.__name__)
+def test_entry_with_wrong_metadata_is_recompiled_and_replaced(compiler_cache, compiled,
+                                                              bad_metadata):
+    kernel, key, files = compiled
+    bad = bad_metadata(json.loads(files["metadata.json"]))
+    planted = dict(files, **{"metadata.json": bad if isinstance(bad, bytes)
+                             else json.dumps(bad).encode()})
+    compiler_cache.put(key, planted)
+    assert compiler_cache.get(key) == planted  # the checksums are good: only the shape is wrong
+    again = compile_binary()
+    assert again.metadata == kernel.metadata
+    assert again.asm == kernel.asm
+    assert compiler_cache.get(key) == files  # the bad entry was replaced by a good one
+    assert compile_binary().metadata == kernel.metadata  # and that one is served
+
+
+def test_entry_missing_a_file_is_recompiled_and_replaced(compiler_cache, compiled):
+    kernel, key, files = compiled
+    planted = {name: data for name, data in files.items() if name != "kernel.ptx"}
+    compiler_cache.put(key, planted)  # a valid entry, only not one the compiler wrote
+    again = compile_binary()
+    assert again.asm == kernel.asm
+    assert compiler_cache.get(key) == files
