@@ -7,12 +7,23 @@ Guarantees:
 - ``get`` returns an entry only if every file named in the manifest is present with the recorded
   size and hash, and nothing else is there. Anything else (bad checksum, truncated or missing file,
   unreadable manifest, empty directory left by a crash) is deleted and reported as ``None``, so the
-  caller rebuilds. A corrupt entry is never returned.
+  caller rebuilds. A corrupt entry is never returned. In a cache that cannot be written (read-only,
+  another user's) it cannot be deleted either: ``get`` still reports ``None`` and does not raise.
+- ``put`` raises ``OSError`` where the cache cannot be written; the compiler ignores it and keeps
+  the kernel it compiled in memory.
 - ``put`` is atomic: the entry is written into a temporary directory beside its final place (same
   filesystem) and renamed in whole. A reader sees the complete entry or none. Entries are never
   changed in place; they are only removed whole.
 - Several processes may ``put`` the same key at once. All succeed. One rename wins and the others
   keep the winner's entry, which is fine because equal keys mean equal contents.
+- A writer killed mid-``put`` leaves its temp directory (``.tmp-<pid>-*``), and one killed
+  mid-delete its trash (``.trash-<pid>-*``). ``put`` removes such leftovers from the shard it
+  writes to, and ``clear`` from every shard, once they are stale: the pid in the name is not a
+  running process, or the leftover is older than an hour. A live writer's temp directory is
+  left alone while younger than that. Pids tell writers apart only on one machine (one pid
+  namespace). Where machines or containers share a cache, a writer elsewhere can lose its temp
+  directory, which costs it that ``put`` (``OSError``, or an entry that ``get`` finds
+  incomplete). No bad entry is ever served.
 - There is no fsync. After a power loss a file may come back empty or short, and the checksums
   catch it like any other corruption. A cache may lose entries; it must not serve bad ones.
 
@@ -28,6 +39,7 @@ import re
 import secrets
 import shutil
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -38,6 +50,11 @@ FORMAT = 1
 _KEY = re.compile(r"[0-9a-f]{8,128}")
 _TEMP_PREFIX = ".tmp-"
 _TRASH_PREFIX = ".trash-"
+# The writer's pid in a temp or trash name (they are made as f"{prefix}{os.getpid()}-...").
+_LEFTOVER_PID = re.compile(r"\.(?:tmp|trash)-([1-9][0-9]{0,9})-")
+# Past this age a temp or trash directory counts as abandoned even if its pid is alive: the pid
+# may have been reused, and no put takes anywhere near this long.
+_STALE_SECONDS = 3600.0
 _PUT_ATTEMPTS = 8
 
 
@@ -81,24 +98,34 @@ class KernelCache:
     def get(self, key: str) -> dict[str, bytes] | None:
         """The files stored under ``key``, or None if the entry is absent or corrupt.
 
-        A corrupt entry is deleted, so the caller's next ``put`` can replace it.
+        A corrupt entry is deleted, so the caller's next ``put`` can replace it. Where that fails
+        (a read-only cache) it stays on disk, and is still reported as None.
         """
         path = self._entry(key)
         if not os.path.lexists(path):
             return None
         files = _read_verified(path, key)
         if files is None:
-            self._discard(path)
+            try:
+                self._discard(path)
+            except OSError:
+                # A read-only cache: the caller must still get its miss and compile in memory.
+                # The entry stays, and every later get finds it corrupt again.
+                pass
         return files
 
     def put(self, key: str, files: Mapping[str, bytes]) -> None:
-        """Store ``files`` (name -> bytes) under ``key`` atomically. Any entry already there is kept."""
+        """Store ``files`` (name -> bytes) under ``key`` atomically. Any entry already there is kept.
+
+        Raises OSError where the cache cannot be written (read-only, full, another user's).
+        """
         for name, data in files.items():
             _check_name(name)
             if not isinstance(data, (bytes, bytearray, memoryview)):
                 raise TypeError(f"cache file {name!r} must be bytes, not {type(data).__name__}")
         path = self._entry(key)
         path.parent.mkdir(parents=True, exist_ok=True)
+        _sweep(path.parent)
         temp = Path(tempfile.mkdtemp(prefix=f"{_TEMP_PREFIX}{os.getpid()}-", dir=path.parent))
         try:
             manifest = {"format": FORMAT, "key": key, "files": {}}
@@ -144,13 +171,17 @@ class KernelCache:
         return total
 
     def clear(self) -> None:
-        """Delete every entry and any temp or trash directory left by crashes.
+        """Delete every entry and every stale temp or trash directory (see the module docstring).
 
-        Run it when no compiler is writing. A ``put`` caught mid-write may then fail with OSError.
+        The temp directory of a writer still at work is kept, so its entry may appear after
+        ``clear`` returns. A ``put`` racing ``clear`` can still fail with OSError (its shard
+        directory removed under it).
         """
         for shard in self._shards():
+            _sweep(shard)
             for entry in _listdir(shard):
-                self._discard(shard / entry)
+                if not entry.startswith((_TEMP_PREFIX, _TRASH_PREFIX)):  # _sweep judged those
+                    self._discard(shard / entry)
             try:
                 shard.rmdir()
             except OSError:  # A writer put something back in the meantime; leave it.
@@ -196,10 +227,7 @@ class KernelCache:
             os.rename(path, trash)
         except FileNotFoundError:  # Someone else removed it first.
             return False
-        if trash.is_dir() and not trash.is_symlink():
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            trash.unlink(missing_ok=True)
+        _delete(trash)
         return True
 
 
@@ -225,6 +253,50 @@ def _read_verified(path: Path, key: str) -> dict[str, bytes] | None:
         # Unreadable, truncated or garbled manifest, missing file, or an entry removed while we
         # read it: all mean "no usable entry".
         return None
+
+
+def _sweep(shard: Path) -> None:
+    """Delete the stale temp and trash directories in ``shard`` (see the module docstring).
+
+    Best effort: it never raises, so a cache it cannot clean still works.
+    """
+    now = time.time()
+    for name in _listdir(shard):
+        if not name.startswith((_TEMP_PREFIX, _TRASH_PREFIX)):
+            continue
+        path = shard / name
+        try:
+            age = now - os.lstat(path).st_mtime
+        except OSError:  # Gone already: its writer finished, or another sweep got it.
+            continue
+        found = _LEFTOVER_PID.match(name)
+        # A name without a pid (not made by put or _discard) goes by its age alone.
+        if age > _STALE_SECONDS or (found and not _pid_alive(int(found.group(1)))):
+            try:
+                _delete(path)
+            except OSError:  # Read-only, or not ours to delete: leave it.
+                pass
+
+
+def _pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this machine. True where that cannot be told."""
+    if os.name != "posix":
+        return True  # On Windows os.kill(pid, 0) terminates the process: go by age alone.
+    try:
+        os.kill(pid, 0)  # Signal 0 checks that the process exists and sends nothing.
+    except (ProcessLookupError, OverflowError):  # No such process (or no pid that large).
+        return False
+    except OSError:  # EPERM: it exists but belongs to another user.
+        return True
+    return True
+
+
+def _delete(path: Path) -> None:
+    """Delete a directory tree or a file; a symlink itself, never what it points to."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _check_name(name: str) -> None:

@@ -336,10 +336,24 @@ def cache_enabled() -> bool:
     return os.environ.get("TILEC_CACHE", "1") != "0"
 
 
+# The metadata of a complete (cubin) kernel, as compile_specialized writes it: field -> type.
+_CACHED_METADATA = {"name": str, "num_warps": int, "num_stages": int, "target": str,
+                    "shared": int, "registers": int, "spill_stores": int, "spill_loads": int}
+
+
+def _valid_metadata(metadata: Any) -> bool:
+    """Whether `metadata` (parsed from a cache entry) is a dict with every field of
+    _CACHED_METADATA, each of its type (bool is not an int here, nor 4.0). Extra fields are
+    allowed."""
+    return isinstance(metadata, dict) and all(
+        type(metadata.get(name)) is kind for name, kind in _CACHED_METADATA.items())
+
+
 def _from_cache(cache_key: str, fn, params, constants, options) -> CompiledKernel | None:
     if not cache_enabled():
         return None
-    files = KernelCache().get(cache_key)
+    cache = KernelCache()
+    files = cache.get(cache_key)
     if files is None:
         return None
     try:
@@ -347,8 +361,18 @@ def _from_cache(cache_key: str, fn, params, constants, options) -> CompiledKerne
         asm = {stage: files[f"{stage}.mlir"].decode() for stage in ("tile", "tilegpu", "llvm")}
         asm["ptx"] = files["kernel.ptx"].decode()
         asm["cubin"] = files["kernel.cubin"]
+        usable = _valid_metadata(metadata)
     except (KeyError, ValueError, UnicodeDecodeError):
-        return None  # written by another tilec version: compile again
+        usable = False
+    if not usable:
+        # The checksums hold but the files are not what compile_specialized writes. Remove the
+        # entry and compile again: put keeps an entry that is already there, so without the
+        # remove the good one _to_cache writes would be dropped and every compile miss again.
+        try:
+            cache.remove(cache_key)
+        except OSError:
+            pass  # a read-only cache: compile in memory, as for a corrupt entry
+        return None
     kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
     _dump(kernel)
     return kernel
