@@ -8,6 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
+import downcast_kernels as D
 import gpu_kernels as G
 from tutorial_loader import tutorial
 
@@ -93,6 +94,49 @@ def test_casts_agree_with_the_interpreter(src, dst, monkeypatch):
     out = np.zeros(n, dst)
     gpu, interp = run_both(G.cast_kernel, (8,), [x, out, n], 1, monkeypatch, BLOCK=256)
     np.testing.assert_array_equal(gpu, interp)
+
+
+DOWNCASTS = [(np.float32, np.float16), (np.float32, D.BF16), (np.float64, np.float16),
+             (np.float64, D.BF16), (np.float64, np.float32)]
+
+
+@pytest.mark.parametrize("source, target", DOWNCASTS,
+                         ids=["f32-f16", "f32-bf16", "f64-f16", "f64-bf16", "f64-f32"])
+@pytest.mark.parametrize("rounding", ["rtne", "rtz"])
+@pytest.mark.parametrize("aligned", [False, True], ids=["scalar-access", "vector-access"])
+def test_rounded_downcasts_are_bit_identical_to_the_interpreter(source, target, rounding,
+                                                                 aligned, monkeypatch):
+    """x.to(target, fp_downcast_rounding=...) on values around representable ones (ties and
+    their neighbours, subnormals, overflow, infinities, NaNs): the same bits as the
+    interpreter, NaNs included for 16-bit targets (0x7fff). For an f32 target only NaN-ness is
+    compared: what cvt.rz.f32.f64 makes of a NaN's payload is not what the interpreter claims.
+    With n a multiple of 16 the loads and stores are vectors; else one element each."""
+    torch = pytest.importorskip("torch")
+    values = D.rounding_inputs(source, target)
+    if aligned:
+        values = values[:values.size // 16 * 16]
+    n, block = values.size, 1024
+    grid = (-(-n // block),)
+    dtypes = {np.dtype(np.float16): torch.float16, D.BF16: torch.bfloat16,
+              np.dtype(np.float32): torch.float32}
+    ints = {2: torch.int16, 4: torch.int32}
+    bits = D.bits_type(target)
+    x_gpu = torch.from_numpy(values).cuda()
+    out_gpu = torch.zeros(n, dtype=dtypes[np.dtype(target)], device="cuda")
+    D.downcast[grid](x_gpu, out_gpu, n, ROUNDING=rounding, BLOCK=block)
+    gpu = out_gpu.view(ints[np.dtype(target).itemsize]).cpu().numpy().view(bits)
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    out = np.zeros(n, target)
+    D.downcast[grid](values, out, n, ROUNDING=rounding, BLOCK=block)
+    interp = out.view(bits)
+    if np.dtype(target).itemsize == 4:
+        nan = np.isnan(out)
+        np.testing.assert_array_equal(np.isnan(gpu.view(target)), nan)
+        gpu, interp = gpu[~nan], interp[~nan]
+        values = values[~nan]
+    differ = np.nonzero(gpu != interp)[0]
+    shown = [f"{values[i]!r}: gpu {gpu[i]:#x}, interpreter {interp[i]:#x}" for i in differ[:10]]
+    assert not differ.size, f"{differ.size} of {values.size} differ:\n" + "\n".join(shown)
 
 
 @pytest.mark.parametrize("transpose", [False, True])

@@ -97,13 +97,32 @@ def cast(x, dst: T.dtype, fp_downcast_rounding: str | None = None, bitcast: bool
     with _quiet():
         if dst.is_bool():
             return Block(x.data != 0, T.int1)
-        if src.is_floating() and dst.is_floating() and fp_downcast_rounding == "rtz" and \
+        if src.is_floating() and dst.is_floating() and \
                 dst.primitive_bitwidth < src.primitive_bitwidth:
-            return Block(_round_toward_zero(x.data, numpy_dtype(dst)), dst)
+            return Block(_narrow_float(x.data, dst, fp_downcast_rounding), dst)
         if src.is_floating() and dst.is_int():
             return Block(np.trunc(x.data.astype(np.float64)).astype(numpy_dtype(dst)), dst)
         data = x.data.astype(numpy_dtype(dst))
     return Block(data, dst, x.overflow if dst.is_int() else None)
+
+
+# What the GPU's conversions to 16-bit floats (cvt.rn and cvt.rz to f16 and bf16) return for
+# any NaN: one positive NaN with every payload bit set, as the host versions of those
+# conversions in CUDA's cuda_fp16.hpp and cuda_bf16.hpp spell out. NumPy instead keeps the sign
+# and the top payload bits, so the interpreter would differ from the GPU in the bits.
+_CANONICAL_NAN_BITS = {T.float16: 0x7FFF, T.bfloat16: 0x7FFF}
+
+
+def _narrow_float(values, dst: T.dtype, rounding: str | None):
+    """`values` converted to the narrower float type `dst`: to nearest even, or toward zero for
+    "rtz" (finite values past the largest finite one become it, as in IEEE 754 and PTX's cvt.rz;
+    infinities stay)."""
+    target = numpy_dtype(dst)
+    out = _round_toward_zero(values, target) if rounding == "rtz" else values.astype(target)
+    if dst in _CANONICAL_NAN_BITS:
+        nan = np.array(_CANONICAL_NAN_BITS[dst], np.uint16).view(target)
+        out = np.where(np.isnan(values), nan, out).astype(target)
+    return out
 
 
 def _round_toward_zero(values, target):

@@ -7,16 +7,8 @@ from mlir.dialects import arith, llvm
 
 from tilec.analysis.layouts import to_linear
 from tilec.dialects import tile
-from tilec.lowering.context import (
-    Distributed,
-    Lowering,
-    LoweringError,
-    i32,
-    memory_type,
-    rule,
-    scalar_type,
-    value_type,
-)
+from tilec.lowering.context import (Distributed, Lowering, LoweringError, i32, memory_type, rule,
+                                    scalar_type, value_type, vector_of)
 from tilec.lowering.coordinates import DYNAMIC_INDEX
 
 
@@ -181,6 +173,89 @@ def lower_bitcast(ctx: Lowering, op: ir.Operation):
     if source == target:
         return [ctx.get(op.operands[0])]
     return _per_register(ctx, op, lambda v: llvm.bitcast(target, v))
+
+
+def _float_width(t: ir.Type) -> int:
+    return ir.FloatType(t).width
+
+
+# f32 -> 16-bit conversions toward zero: PTX's packed cvt.rz.{f16x2,bf16x2}.f32 (sm_80), two
+# elements an instruction. Its result holds `src_hi` in the upper half, element 1 of the vector.
+_PACKED_TOWARD_ZERO = {"f16": "nvvm.convert.f32x2.to.f16x2",
+                       "bf16": "nvvm.convert.f32x2.to.bf16x2"}
+
+
+def _packed_toward_zero(values: list[ir.Value], target: ir.Type) -> list[ir.Value]:
+    name = _PACKED_TOWARD_ZERO.get(str(target))
+    if name is None:
+        raise NotImplementedError(f"rounding toward zero to {target}")
+    pair = ir.VectorType.get([2], target)
+    attributes = {"rnd": ir.Attribute.parse("#nvvm.fp_rnd_mode<rz>")}
+    out = []
+    for i in range(0, len(values), 2):
+        lo = values[i]
+        hi = values[i + 1] if i + 1 < len(values) else lo
+        packed = ir.Operation.create(name, results=[pair], operands=[hi, lo],
+                                     attributes=attributes).result
+        out += [llvm.extractelement(packed, i32(k)) for k in range(min(2, len(values) - i))]
+    return out
+
+
+def _toward_zero(values: list[ir.Value], source: ir.Type, target: ir.Type) -> list[ir.Value]:
+    """`values` (scalars of type `source`) narrowed to `target`, rounding toward zero. From f64
+    the f32 step rounds toward zero too: truncating twice is truncating once, as every 16-bit
+    float is an f32 (round to nearest would round twice, hence no such detour for it)."""
+    f32 = ir.F32Type.get()
+    if _float_width(source) == 64:
+        values = [llvm.call_intrinsic(f32, "llvm.nvvm.d2f.rz", [v], [], []) for v in values]
+        source = f32
+    if target == source:
+        return values
+    if source != f32:
+        raise NotImplementedError(f"rounding {source} toward zero")
+    return _packed_toward_zero(values, target)
+
+
+def _each_element(values: list[ir.Value], convert, target: ir.Type) -> list[ir.Value]:
+    """`convert` (a list of scalars to a list of scalars) applied to every element of
+    `values`, whether each is a scalar or a vector of them (kept as vectors of `target`)."""
+    sizes = [ir.VectorType(v.type).shape[0] if isinstance(v.type, ir.VectorType) else 0
+             for v in values]
+    scalars = []
+    for v, n in zip(values, sizes):
+        scalars += [llvm.extractelement(v, i32(k)) for k in range(n)] if n else [v]
+    converted = iter(convert(scalars))
+    return [vector_of([next(converted) for _ in range(n)], target) if n else next(converted)
+            for n in sizes]
+
+
+@rule("tile.fp_to_fp")
+def lower_fp_to_fp(ctx: Lowering, op: ir.Operation):
+    """A float conversion with an explicit rounding: a narrowing toward zero ("rtz") through
+    PTX's cvt.rz; any other narrowing ("rtne", or "none": the default) is arith.truncf, which
+    rounds to nearest even; a widening is arith.extf, exact whatever the rounding."""
+    rounding = ir.StringAttr(op.attributes["rounding"]).value
+    source = scalar_type(op.operands[0].type)
+    target = scalar_type(op.results[0].type)
+    if _float_width(target) > _float_width(source):
+        return _per_register(ctx, op, lambda v: arith.extf(_like(v, target), v))
+    if _float_width(target) == _float_width(source):
+        raise NotImplementedError(f"converting {source} to {target} (same width)")
+    if rounding != "rtz":
+        return _per_register(ctx, op, lambda v: arith.truncf(_like(v, target), v))
+    lowered = ctx.get(op.operands[0])
+    values = ctx.flatten(lowered)
+    converted = _each_element(values, lambda vs: _toward_zero(vs, source, target), target)
+    if not isinstance(lowered, Distributed):
+        return converted
+    return [Distributed(lowered.layout, lowered.shape, converted)]
+
+
+def _like(value: ir.Value, element: ir.Type) -> ir.Type:
+    """`value`'s type with `element` in place of its element type (scalar or vector)."""
+    if isinstance(value.type, ir.VectorType):
+        return ir.VectorType.get(ir.VectorType(value.type).shape, element)
+    return element
 
 
 @rule("tile.ptr_to_int")

@@ -42,3 +42,97 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// tile.fp_to_fp rounding toward zero, f32 to f16: the thread's two registers go through one
+// packed cvt.rz.f16x2.f32 (nvvm.convert.f32x2.to.f16x2 with rnd = rz). Its first operand lands
+// in the upper half, element 1: register 1 (element t + 128) is passed first, register 0 second,
+// and element 0 is stored at register 0's address.
+// CHECK-LABEL: gpu.func @rtz_f32_to_f16
+// CHECK: [[C128:%.*]] = arith.constant 128 : i32
+// CHECK-NEXT: [[I1:%.*]] = arith.addi {{%.*}}, [[C128]] : i32
+// CHECK: [[R0:%.*]] = arith.addf {{%.*}}, {{%.*}} : f32
+// CHECK-NEXT: [[R1:%.*]] = arith.addf {{%.*}}, {{%.*}} : f32
+// CHECK-NEXT: [[PAIR:%.*]] = nvvm.convert.f32x2.to.f16x2 [[R1]], [[R0]] {rnd = #nvvm.fp_rnd_mode<rz>} : vector<2xf16>
+// CHECK-NEXT: [[E0:%.*]] = arith.constant 0 : i32
+// CHECK-NEXT: [[H0:%.*]] = llvm.extractelement [[PAIR]]{{\[}}[[E0]] : i32] : vector<2xf16>
+// CHECK-NEXT: [[E1:%.*]] = arith.constant 1 : i32
+// CHECK-NEXT: [[H1:%.*]] = llvm.extractelement [[PAIR]]{{\[}}[[E1]] : i32] : vector<2xf16>
+// CHECK-NEXT: [[P0:%.*]] = llvm.getelementptr {{%.*}}{{\[}}[[I0:%.*]]{{\]}} : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f16
+// CHECK-NEXT: [[P1:%.*]] = llvm.getelementptr {{%.*}}{{\[}}[[I1]]{{\]}} : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f16
+// CHECK-NEXT: llvm.store [[H0]], [[P0]] {alignment = 2 : i64} : f16, !llvm.ptr<1>
+// CHECK-NEXT: llvm.store [[H1]], [[P1]] {alignment = 2 : i64} : f16, !llvm.ptr<1>
+// CHECK-NOT: tile.fp_to_fp
+#b = #tilegpu.blocked<[1], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @rtz_f32_to_f16(%x: f32, %out: !tile.ptr<f16, 1 : i32>) {
+    %r = "tile.make_range"() {end = 256 : i32, start = 0 : i32} : () -> tensor<256xi32, #b>
+    %s = "tile.splat"(%x) : (f32) -> tensor<256xf32, #b>
+    %t = arith.addf %s, %s : tensor<256xf32, #b>
+    %h = "tile.fp_to_fp"(%t) {rounding = "rtz"} : (tensor<256xf32, #b>) -> tensor<256xf16, #b>
+    %ps = "tile.splat"(%out) : (!tile.ptr<f16, 1 : i32>) -> tensor<256x!tile.ptr<f16, 1 : i32>, #b>
+    %pp = "tile.addptr"(%ps, %r) : (tensor<256x!tile.ptr<f16, 1 : i32>, #b>, tensor<256xi32, #b>) -> tensor<256x!tile.ptr<f16, 1 : i32>, #b>
+    "tile.store"(%pp, %h) {cache = "none", evict = "evict_normal"} : (tensor<256x!tile.ptr<f16, 1 : i32>, #b>, tensor<256xf16, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Toward zero to bf16 through cvt.rz.bf16x2.f32, here for a scalar: one value, so both halves
+// convert it and element 0 is kept. From f64, first llvm.nvvm.d2f.rz (cvt.rz.f32.f64) then the
+// packed conversion: truncating twice is truncating once. f64 to f32 is the first step alone.
+// CHECK-LABEL: gpu.func @rtz_scalars
+// CHECK-SAME: ([[X:%[^:]*]]: f32, [[D:%[^:]*]]: f64,
+// CHECK: [[PAIR:%.*]] = nvvm.convert.f32x2.to.bf16x2 [[X]], [[X]] {rnd = #nvvm.fp_rnd_mode<rz>} : vector<2xbf16>
+// CHECK-NEXT: [[E0:%.*]] = arith.constant 0 : i32
+// CHECK-NEXT: [[B:%.*]] = llvm.extractelement [[PAIR]]{{\[}}[[E0]] : i32] : vector<2xbf16>
+// CHECK-NOT: llvm.extractelement
+// CHECK: [[F:%.*]] = llvm.call_intrinsic "llvm.nvvm.d2f.rz"([[D]]) : (f64) -> f32
+// CHECK-NEXT: [[HPAIR:%.*]] = nvvm.convert.f32x2.to.f16x2 [[F]], [[F]] {rnd = #nvvm.fp_rnd_mode<rz>} : vector<2xf16>
+// CHECK-NEXT: {{%.*}} = arith.constant 0 : i32
+// CHECK-NEXT: [[H:%.*]] = llvm.extractelement [[HPAIR]]
+// CHECK: [[F2:%.*]] = llvm.call_intrinsic "llvm.nvvm.d2f.rz"([[D]]) : (f64) -> f32
+// CHECK-NOT: nvvm.convert
+// CHECK: llvm.store [[B]], {{%.*}} : bf16, !llvm.ptr<1>
+// CHECK: llvm.store [[H]], {{%.*}} : f16, !llvm.ptr<1>
+// CHECK: llvm.store [[F2]], {{%.*}} : f32, !llvm.ptr<1>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @rtz_scalars(%x: f32, %d: f64, %pb: !tile.ptr<bf16, 1 : i32>, %ph: !tile.ptr<f16, 1 : i32>, %pf: !tile.ptr<f32, 1 : i32>) {
+    %b = "tile.fp_to_fp"(%x) {rounding = "rtz"} : (f32) -> bf16
+    %h = "tile.fp_to_fp"(%d) {rounding = "rtz"} : (f64) -> f16
+    %f = "tile.fp_to_fp"(%d) {rounding = "rtz"} : (f64) -> f32
+    "tile.store"(%pb, %b) {cache = "none", evict = "evict_normal"} : (!tile.ptr<bf16, 1 : i32>, bf16) -> ()
+    "tile.store"(%ph, %h) {cache = "none", evict = "evict_normal"} : (!tile.ptr<f16, 1 : i32>, f16) -> ()
+    "tile.store"(%pf, %f) {cache = "none", evict = "evict_normal"} : (!tile.ptr<f32, 1 : i32>, f32) -> ()
+    return
+  }
+}
+
+// -----
+
+// Rounding to nearest even ("rtne") is what arith.truncf does, and a widening ("none") is exact:
+// arith.truncf and arith.extf per register, no cvt.rz.
+// CHECK-LABEL: gpu.func @rtne_and_widening
+// CHECK-NOT: nvvm.convert
+// CHECK: [[T0:%.*]] = arith.truncf {{%.*}} : f32 to bf16
+// CHECK-NEXT: [[T1:%.*]] = arith.truncf {{%.*}} : f32 to bf16
+// CHECK-NEXT: [[W0:%.*]] = arith.extf [[T0]] : bf16 to f32
+// CHECK-NEXT: [[W1:%.*]] = arith.extf [[T1]] : bf16 to f32
+// CHECK-NOT: nvvm.convert
+// CHECK: gpu.return
+#b = #tilegpu.blocked<[1], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @rtne_and_widening(%x: f32, %out: !tile.ptr<f32, 1 : i32>) {
+    %r = "tile.make_range"() {end = 256 : i32, start = 0 : i32} : () -> tensor<256xi32, #b>
+    %s = "tile.splat"(%x) : (f32) -> tensor<256xf32, #b>
+    %t = arith.addf %s, %s : tensor<256xf32, #b>
+    %n = "tile.fp_to_fp"(%t) {rounding = "rtne"} : (tensor<256xf32, #b>) -> tensor<256xbf16, #b>
+    %w = "tile.fp_to_fp"(%n) {rounding = "none"} : (tensor<256xbf16, #b>) -> tensor<256xf32, #b>
+    %ps = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<256x!tile.ptr<f32, 1 : i32>, #b>
+    %pp = "tile.addptr"(%ps, %r) : (tensor<256x!tile.ptr<f32, 1 : i32>, #b>, tensor<256xi32, #b>) -> tensor<256x!tile.ptr<f32, 1 : i32>, #b>
+    "tile.store"(%pp, %w) {cache = "none", evict = "evict_normal"} : (tensor<256x!tile.ptr<f32, 1 : i32>, #b>, tensor<256xf32, #b>) -> ()
+    return
+  }
+}
