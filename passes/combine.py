@@ -23,12 +23,8 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
 
-from tilec.analysis.constants import (
-    constant_int,
-    constant_value,
-    is_constant_false,
-    is_constant_true,
-)
+from tilec.analysis.constants import (constant_int, constant_value, is_constant_false,
+                                      is_constant_true)
 from tilec.dialects import tile
 from tilec.passbase import Pass, register
 

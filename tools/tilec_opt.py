@@ -18,13 +18,8 @@ from dataclasses import dataclass, field
 from tilec.context import make_context, parse_module
 from tilec.diagnostics import Diagnostic, DiagnosticError
 from tilec.passes import registered_passes
-from tilec.passmanager import (
-    Element,
-    PipelineOptions,
-    build_pass_manager,
-    parse_pipeline,
-    run_pipeline,
-)
+from tilec.passmanager import (Element, PipelineOptions, build_pass_manager, parse_pipeline,
+                               run_pipeline)
 from tilec.tools import verify_diagnostics
 
 USAGE = """usage: tilec-opt [options] [--PASS[=OPTIONS] ...] [FILE | -]

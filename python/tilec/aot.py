@@ -21,14 +21,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from tilec.compiler import (
-    CompiledKernel,
-    CompileOptions,
-    KernelParam,
-    cache_key_of,
-    compiler_versions,
-    parse_target,
-)
+from tilec.compiler import (CompiledKernel, CompileOptions, KernelParam, cache_key_of,
+                            compiler_versions, parse_target)
 from tilec.language.dtypes import parse_type
 from tilec.runtime import DRIVER, Launcher, data_pointer, normalise_grid, pointer_dtype_name
 from tilec.version import __version__

@@ -36,15 +36,8 @@ from tilec.language.core import tensor
 from tilec.language.dtypes import dtype, parse_type
 from tilec.passmanager import PipelineOptions, parse_pipeline, run_pipeline
 from tilec.reproducer import pipeline_reproducer, ptxas_reproducer
-from tilec.toolchain import (
-    PtxasError,
-    ToolchainError,
-    assemble,
-    find_libdevice,
-    find_ptxas,
-    ptx_from_gpu_binary,
-    ptxas_version,
-)
+from tilec.toolchain import (PtxasError, ToolchainError, assemble, find_libdevice, find_ptxas,
+                             ptx_from_gpu_binary, ptxas_version)
 from tilec.version import __version__
 
 _EMPTY = inspect.Parameter.empty

@@ -18,14 +18,8 @@ from functools import cached_property
 from typing import Any
 
 from tilec.errors import CompilationError
-from tilec.language.core import (
-    constexpr,
-    interpreting,
-    is_constexpr_function,
-    is_language_function,
-    tensor,
-    unwrap,
-)
+from tilec.language.core import (constexpr, interpreting, is_constexpr_function,
+                                 is_language_function, tensor, unwrap)
 from tilec.language.dtypes import dtype
 
 

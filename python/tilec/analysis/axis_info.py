@@ -30,14 +30,8 @@ from dataclasses import replace
 
 from mlir import ir
 
-from tilec.analysis.axis_lattice import (
-    HINTS,
-    AxisInfo,
-    AxisInfoMap,
-    normalize,
-    shape_of,
-    unit_bytes,
-)
+from tilec.analysis.axis_lattice import (HINTS, AxisInfo, AxisInfoMap, normalize, shape_of,
+                                         unit_bytes)
 from tilec.analysis.axis_rules import RULES
 
 # --- the walk ---------------------------------------------------------------------------------

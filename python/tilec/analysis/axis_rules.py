@@ -14,14 +14,8 @@ from typing import Any
 import numpy as np
 from mlir import ir
 
-from tilec.analysis.axis_lattice import (
-    MAX_DIVISIBILITY,
-    AxisInfo,
-    bit_width,
-    pow2_divisor,
-    shape_of,
-    unit_bytes,
-)
+from tilec.analysis.axis_lattice import (MAX_DIVISIBILITY, AxisInfo, bit_width, pow2_divisor,
+                                         shape_of, unit_bytes)
 from tilec.dialects import tile
 
 Rule = Callable[[Any, ir.Operation], "AxisInfo | list[AxisInfo] | None"]

@@ -23,14 +23,8 @@ from tilec.frontend import control_flow
 from tilec.frontend.returns import ReturnInLoop, normalize
 from tilec.kernel import as_jit
 from tilec.language import semantic, shapes
-from tilec.language.core import (
-    SemanticError,
-    constexpr,
-    is_builtin,
-    is_constexpr_function,
-    tensor,
-    unwrap,
-)
+from tilec.language.core import (SemanticError, constexpr, is_builtin, is_constexpr_function,
+                                 tensor, unwrap)
 from tilec.language.dtypes import dtype
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",

@@ -17,16 +17,8 @@ from tilec.interpreter import values
 from tilec.interpreter.values import Block, numpy_dtype
 from tilec.language import dtypes as T
 from tilec.language.core import SemanticError, unwrap
-from tilec.language.semantic import (
-    broadcast_shapes,
-    check_floating,
-    check_literal,
-    check_umulhi,
-    is_literal,
-    literal_type,
-    operand_type,
-    promoted_type,
-)
+from tilec.language.semantic import (broadcast_shapes, check_floating, check_literal, check_umulhi,
+                                     is_literal, literal_type, operand_type, promoted_type)
 
 CHECK_OVERFLOW = True  # set by the launch from the interpreter's checks
 

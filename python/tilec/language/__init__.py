@@ -6,62 +6,17 @@ in the language itself (sum, softmax, rand, ...) are in standard.py and random.p
 """
 from tilec.language import core, dtypes, memory, reductions, semantic, shapes  # noqa: F401
 from tilec.language.builtins import *  # noqa: F401,F403
-from tilec.language.builtins import __all__ as _builtins
-from tilec.language.builtins import (
-                                     abs,
-                                     associative_scan,
-                                     broadcast_to,
-                                     cast,
-                                     exp,
-                                     expand_dims,
-                                     gather,
-                                     histogram,
-                                     log,
-                                     permute,
-                                     ravel,
-                                     reduce,
-                                     reshape,
-                                     sort,
-                                     split,
-                                     sqrt,
-                                     trans,
-                                     view,
-)
-from tilec.language.core import constexpr, constexpr_function, language_function, tensor  # noqa: F401
-from tilec.language.dtypes import (  # noqa: F401
-                                     bfloat16,
-                                     block_type,
-                                     dtype,
-                                     float16,
-                                     float32,
-                                     float64,
-                                     int1,
-                                     int8,
-                                     int16,
-                                     int32,
-                                     int64,
-                                     pointer_type,
-                                     uint8,
-                                     uint16,
-                                     uint32,
-                                     uint64,
-                                     void,
-)
+from tilec.language.builtins import (__all__ as _builtins, abs, associative_scan, broadcast_to,
+                                     cast, exp, expand_dims, gather, histogram, log, permute, ravel,
+                                     reduce, reshape, sort, split, sqrt, trans, view)
+from tilec.language.core import (constexpr, constexpr_function, language_function,  # noqa: F401
+                                 tensor)
+from tilec.language.dtypes import (bfloat16, block_type, dtype, float16, float32,  # noqa: F401
+                                   float64, int1, int8, int16, int32, int64, pointer_type, uint8,
+                                   uint16, uint32, uint64, void)
 from tilec.language.random import rand, randint, randint4x, randn  # noqa: F401
-from tilec.language.standard import (  # noqa: F401
-                                     argmax,
-                                     argmin,
-                                     cdiv,
-                                     cumprod,
-                                     cumsum,
-                                     max,
-                                     min,
-                                     sigmoid,
-                                     softmax,
-                                     sum,
-                                     swizzle2d,
-                                     xor_sum,
-)
+from tilec.language.standard import (argmax, argmin, cdiv, cumprod, cumsum, max, min,  # noqa: F401
+                                     sigmoid, softmax, sum, swizzle2d, xor_sum)
 
 # Methods on tensors (`x.to(...)`, `x.sum(0)`), resolved by the frontend and the interpreter.
 TENSOR_METHODS = {

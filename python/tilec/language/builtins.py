@@ -15,36 +15,14 @@ from mlir.dialects import gpu
 
 from tilec.dialects import tile
 from tilec.language import memory, reductions, semantic, shapes
+from tilec.language.core import RangeSpec, SemanticError, builtin, tensor, unwrap
 
 # The library (standard.py, random.py) writes `tl.uint32`, `tl.constexpr`: as `tl`, this module
 # carries the names of the types too.
-from tilec.language.core import (
-    RangeSpec,
-    SemanticError,
-    builtin,
-    constexpr,  # noqa: F401
-    tensor,
-    unwrap,
-)
-from tilec.language.dtypes import (  # noqa: F401
-    bfloat16,
-    block_type,
-    dtype,
-    float16,
-    float32,
-    float64,
-    int1,
-    int8,
-    int16,
-    int32,
-    int64,
-    pointer_type,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-    void,
-)
+from tilec.language.core import constexpr  # noqa: E402,F401  (isort: skip)
+from tilec.language.dtypes import (bfloat16, block_type, dtype, float16, float32,  # noqa: F401
+                                   float64, int1, int8, int16, int32, int64, pointer_type, uint8,
+                                   uint16, uint32, uint64, void)
 
 
 # Triton's spelling for NaN propagation in minimum/maximum/clamp.

@@ -12,13 +12,8 @@ from mlir.dialects import arith, llvm, scf
 from tilec.analysis.layouts import to_linear
 from tilec.analysis.shared_memory import numel, storage_bytes
 from tilec.lowering.context import Distributed, Lowering, i32, owner_predicate, rule, scalar_type
-from tilec.lowering.coordinates import (
-    DYNAMIC_INDEX,
-    coordinate,
-    linear_index,
-    linear_offsets,
-    row_major,
-)
+from tilec.lowering.coordinates import (DYNAMIC_INDEX, coordinate, linear_index, linear_offsets,
+                                        row_major)
 from tilec.lowering.data_movement import Scratch
 
 _ORDERING = {"relaxed": "monotonic", "acquire": "acquire", "release": "release",

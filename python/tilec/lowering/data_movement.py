@@ -20,33 +20,13 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 
 from tilec.analysis.layouts import register_run, to_linear
-from tilec.analysis.shared_memory import (
-    BANK_ROW_BYTES,
-    numel,
-    pad_shift,
-    padded_slots,
-    storage_bytes,
-)
+from tilec.analysis.shared_memory import (BANK_ROW_BYTES, numel, pad_shift, padded_slots,
+                                          storage_bytes)
 from tilec.dialects.tilegpu import MemDesc, SharedLayout
-from tilec.lowering.context import (
-    Distributed,
-    Lowering,
-    from_memory,
-    i32,
-    memory_type,
-    rule,
-    scalar_type,
-    to_memory,
-    vector_of,
-)
-from tilec.lowering.coordinates import (
-    DYNAMIC_INDEX,
-    Part,
-    coordinate,
-    flat_part,
-    linear_index,
-    strides,
-)
+from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
+                                    scalar_type, to_memory, vector_of)
+from tilec.lowering.coordinates import (DYNAMIC_INDEX, Part, coordinate, flat_part, linear_index,
+                                        strides)
 from tilec.lowering.elementwise import remap_registers
 from tilec.lowering.shared_buffer import SharedBuffer
 

@@ -11,16 +11,8 @@ from mlir import ir
 from mlir.dialects import arith, llvm, scf
 
 from tilec.analysis.layouts import contiguous_registers
-from tilec.lowering.context import (
-    Distributed,
-    Lowering,
-    i32,
-    memory_type,
-    owner_predicate,
-    rule,
-    scalar_type,
-    vector_of,
-)
+from tilec.lowering.context import (Distributed, Lowering, i32, memory_type, owner_predicate, rule,
+                                    scalar_type, vector_of)
 
 
 def _segments(op: ir.Operation) -> list[ir.Value | None]:

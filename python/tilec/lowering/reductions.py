@@ -12,17 +12,8 @@ from mlir.dialects import arith, llvm
 
 from tilec.analysis.layouts import to_linear
 from tilec.analysis.shared_memory import numel, reduce_warp_bits, storage_bytes
-from tilec.lowering.context import (
-    Distributed,
-    Lowering,
-    LoweringError,
-    from_memory,
-    i32,
-    memory_type,
-    rule,
-    scalar_type,
-    to_memory,
-)
+from tilec.lowering.context import (Distributed, Lowering, LoweringError, from_memory, i32,
+                                    memory_type, rule, scalar_type, to_memory)
 from tilec.lowering.coordinates import DYNAMIC_INDEX, row_major
 
 _FULL_MASK = -1

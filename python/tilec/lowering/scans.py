@@ -11,16 +11,8 @@ from mlir.dialects import arith, llvm
 
 from tilec.analysis.layouts import to_linear
 from tilec.analysis.shared_memory import SLOT_BYTES, numel
-from tilec.lowering.context import (
-    Distributed,
-    Lowering,
-    from_memory,
-    i32,
-    memory_type,
-    rule,
-    scalar_type,
-    to_memory,
-)
+from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
+                                    scalar_type, to_memory)
 from tilec.lowering.coordinates import DYNAMIC_INDEX, coordinate, linear_index, part_value, strides
 from tilec.lowering.reductions import combine
 

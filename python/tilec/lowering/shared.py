@@ -25,17 +25,8 @@ from tilec.analysis.constants import constant_int
 from tilec.analysis.layouts import contiguous_registers, layout_order, to_linear
 from tilec.analysis.shared_memory import copy_width, memdesc_bytes, numel, storage_bytes
 from tilec.dialects.tilegpu import DotOperandLayout, MemDesc, MmaLayout, SharedLayout
-from tilec.lowering.context import (
-    Distributed,
-    Lowering,
-    from_memory,
-    i32,
-    memory_type,
-    rule,
-    scalar_type,
-    to_memory,
-    vector_of,
-)
+from tilec.lowering.context import (Distributed, Lowering, from_memory, i32, memory_type, rule,
+                                    scalar_type, to_memory, vector_of)
 from tilec.lowering.coordinates import coordinate
 from tilec.lowering.shared_buffer import SharedBuffer, offset_address
 
