@@ -795,6 +795,15 @@ static PyObject *configure(PyObject *m, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *set_torch_stream(PyObject *m, PyObject *getter) {
+    Py_XSETREF(torch_raw_stream, Py_NewRef(getter));
+    Py_RETURN_NONE;
+}
+
+static PyObject *has_torch_stream(PyObject *m, PyObject *unused) {
+    return PyBool_FromLong(torch_raw_stream != NULL && torch_raw_stream != Py_None);
+}
+
 static PyObject *configured(PyObject *m, PyObject *unused) {
     return PyBool_FromLong(cu_launch != NULL);
 }
@@ -820,7 +829,10 @@ static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(cuLaunchKernel, cuCtxGetCurrent, cuGetErrorName, cupy_current_stream, "
      "torch_raw_stream, launch_error): the driver functions (addresses) and stream getters"},
-    {"configured", configured, METH_NOARGS, "whether configure was called"},
+    {"configured", configured, METH_NOARGS, "whether configure gave the driver's functions"},
+    {"set_torch_stream", set_torch_stream, METH_O,
+     "set_torch_stream(getter): torch's (device) -> current raw stream"},
+    {"has_torch_stream", has_torch_stream, METH_NOARGS, "whether torch's stream getter is set"},
     {"register_array_type", register_array_type, METH_VARARGS,
      "register_array_type(type, kind): arrays of `type` are torch's (0) or CuPy's (1)"},
     {NULL}};

@@ -42,7 +42,12 @@ class OutOfResources(Exception):
 
 
 class BackendUnavailable(RuntimeError):
-    """Raised when a launch needs a part of the compiler that is not there yet."""
+    """Raised when a launch or a timing needs a GPU (or a part of the compiler) that is not
+    there: the message says what to do instead."""
+
+
+class LaunchError(RuntimeError):
+    """The driver refused a launch (cuLaunchKernel's error, with the kernel's name)."""
 
 
 class KernelRuntimeError(Exception):

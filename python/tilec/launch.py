@@ -18,7 +18,8 @@ from typing import Any
 from tilec import interpreter
 from tilec.compiler import CompiledKernel, CompileOptions, compile_specialized
 from tilec.kernel import JITFunction, set_launcher
-from tilec.runtime import Launcher, native, native_enabled, normalise_grid, specialization
+from tilec.runtime import (Launcher, native, native_enabled, normalise_grid,
+                           register_native_arrays, specialization)
 
 # Keywords of a launch that are not kernel arguments, with their defaults.
 LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3}
@@ -87,9 +88,10 @@ def run(fn: JITFunction, grid, args: tuple, kwargs: dict) -> CompiledKernel | No
     if kernel is None:
         kernel = fn.cache[key] = compile_specialized(fn, *key)
     launcher = launcher_of(fn, kernel, key[0])
-    torch_arrays = launcher.run(grid3, [bound[p.name] for p in fn.params if not p.is_constexpr])
+    arguments = [bound[p.name] for p in fn.params if not p.is_constexpr]
+    torch_arrays = launcher.run(grid3, arguments)
     if 0 not in grid3:
-        remember(fn, args, kwargs, launcher, torch_arrays)
+        remember(fn, args, kwargs, arguments, launcher, torch_arrays)
     return kernel
 
 
@@ -104,12 +106,15 @@ def launcher_of(fn: JITFunction, kernel: CompiledKernel, spec: tuple) -> Launche
     return launcher
 
 
-def remember(fn: JITFunction, args: tuple, kwargs: dict, launcher: Launcher,
+def remember(fn: JITFunction, args: tuple, kwargs: dict, arguments: list, launcher: Launcher,
              torch_arrays: bool) -> None:
     """Let the C warm path launch `launcher` for arguments like these."""
     dispatcher = fn.launches.get("native")
-    if dispatcher is not None and launcher.native is not None:
-        dispatcher.remember(args, kwargs, launcher.native, int(torch_arrays))
+    native_launcher = launcher.native() if dispatcher is not None else None
+    if native_launcher is None:
+        return
+    register_native_arrays(dispatcher, arguments, torch_arrays)
+    dispatcher.remember(args, kwargs, native_launcher, int(torch_arrays))
 
 
 set_launcher(bound_launch)

@@ -25,6 +25,7 @@ import ctypes
 import operator
 import os
 import struct
+import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from tilec.errors import BackendUnavailable
+from tilec.errors import BackendUnavailable, LaunchError
 from tilec.language.core import unwrap
 from tilec.language.dtypes import dtype
 
@@ -352,11 +353,17 @@ class Launcher:
         self.buffer = ArgumentBuffer(self.type_names)
         self._lock = threading.Lock()  # one launch packs the buffer at a time
         self._loaded: dict[int, tuple] = {}  # device -> (keep-alive, CUfunction)
-        self.native = None
-        if native is not None and all(slot_of(t).native is not None for t in self.type_names):
-            self.native = native.Launcher(self.block, self.shared,
-                                          [slot_of(t).native for t in self.type_names], kept,
-                                          self._load_current, kernel)
+        self._native = None
+
+    def native(self):
+        """The C launcher of this kernel (made on first use), or None where the C path cannot
+        pack its parameters or has no driver."""
+        if self._native is None and native_ready() and all(
+                slot_of(t).native is not None for t in self.type_names):
+            self._native = native.Launcher(self.block, self.shared,
+                                           [slot_of(t).native for t in self.type_names],
+                                           self.kept, self._load_current, self.kernel)
+        return self._native
 
     def function(self, device: int) -> int:
         loaded = self._loaded.get(device)
@@ -395,7 +402,13 @@ class Launcher:
             raise
         with self._lock:
             self.buffer.pack(values)
-            DRIVER.launch(function, grid, self.block, self.shared, stream, self.buffer.params)
+            try:
+                DRIVER.launch(function, grid, self.block, self.shared, stream,
+                              self.buffer.params)
+            except Exception as err:
+                if type(err).__name__ != "CUDADriverError":
+                    raise
+                raise LaunchError(f"cuLaunchKernel of {self.name} failed: {err}") from err
         return torch_arrays
 
 
@@ -421,7 +434,52 @@ def check_device_arrays(name: str, arguments: list) -> None:
 
 
 def native_enabled() -> bool:
+    """Whether launches go through the C extension (TILEC_NATIVE_LAUNCH=0 turns it off)."""
     return native is not None and os.environ.get("TILEC_NATIVE_LAUNCH", "1") != "0"
+
+
+def native_ready() -> bool:
+    """Whether the C launcher has the driver's functions (given once, on first use; there are
+    none without a driver, and every launch then takes the Python path)."""
+    if not native_enabled():
+        return False
+    if native.configured():
+        return True
+    try:
+        functions = DRIVER.native_functions()
+        cupy_stream = DRIVER.cupy.cuda.get_current_stream
+    except (OSError, AttributeError, ImportError):
+        return False
+    native.configure(functions["cuLaunchKernel"], functions["cuCtxGetCurrent"],
+                     functions["cuGetErrorName"], cupy_stream, _torch_stream(), LaunchError)
+    return True
+
+
+def _torch_stream():
+    """torch's current raw stream of a device, where torch is imported (torch tensors are
+    passed only then), else None."""
+    torch = sys.modules.get("torch")
+    return getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+
+
+def register_native_arrays(dispatcher, arguments: list, torch_arrays: bool) -> None:
+    """Tell the C launcher how to read the address of these arguments' array types: by
+    `data_ptr()` (torch's tensors) or by `.data.ptr` (CuPy's arrays). Types it is not told of
+    take the Python path."""
+    for value in arguments:
+        t = type(value)
+        if t in _NATIVE_ARRAY_TYPES or specialiser_for(value).kind != "array":
+            continue
+        if hasattr(t, "data_ptr"):
+            native.register_array_type(t, 0)
+        elif getattr(getattr(value, "data", None), "ptr", None) is not None:
+            native.register_array_type(t, 1)
+        _NATIVE_ARRAY_TYPES.add(t)
+    if torch_arrays and not native.has_torch_stream():
+        native.set_torch_stream(_torch_stream())
+
+
+_NATIVE_ARRAY_TYPES: set[type] = set()
 
 
 __all__ = ["DRIVER", "GRID_LIMITS", "SLOTS", "SPECIALISERS", "ArgumentBuffer", "Launcher",

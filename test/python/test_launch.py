@@ -1,0 +1,289 @@
+"""Launching on the CPU with a fake driver (fake_driver.py): the argument path, both ways.
+
+Every launch is recorded with the values the driver read through the `void**` it was given, at
+the moment of the call, whether it took the Python path (tilec/launch.py) or the C warm path
+(tilec/_launch.c). Kernels are compiled for real.
+"""
+from __future__ import annotations
+
+import gc
+import itertools
+import random
+import threading
+
+import numpy as np
+import pytest
+
+import fake_driver
+import launch_kernels as K
+import tilec
+from fake_driver import CUPY_STREAM, TORCH_STREAM, FakeCupyArray, FakeTorchTensor
+from tilec import launch, runtime
+from tilec.errors import LaunchError
+
+NATIVE = runtime.native is not None
+KERNELS = (K.scale, K.no_params, K.stages_value, K.probe)
+
+
+@pytest.fixture
+def driver(monkeypatch):
+    fake = fake_driver.install(monkeypatch, *KERNELS)
+    yield fake
+    fake_driver.uninstall(*KERNELS)
+
+
+def scale_args(x, out, n, factor):
+    return (x, out, n, factor)
+
+
+def expected_values(x, out, n, factor):
+    return [runtime.data_pointer(x), runtime.data_pointer(out), int(n), pytest.approx(factor)]
+
+
+# --- the handle, first and warm launches --------------------------------------------------------
+
+def test_first_and_warm_launches_pass_the_same_arguments_and_return_the_kernel(driver):
+    x, out = FakeCupyArray(1000), FakeCupyArray(1000)
+    first = K.scale[(4,)](x, out, 1000, 2.5, BLOCK=256)
+    warm = K.scale[(4,)](x, out, 1000, 2.5, BLOCK=256)
+    assert isinstance(first, tilec.CompiledKernel) and warm is first
+    assert "ld.global" in first.asm["ptx"] and first.asm["cubin"][:4] == b"\x7fELF"
+    assert first.metadata.num_warps == 4 and first.metadata["shared"] == first.metadata.shared
+    assert first.n_regs > 0 and first.n_spills == 0
+    assert [launch.path for launch in driver.launches] == ["python", "native" if NATIVE
+                                                           else "python"]
+    for record in driver.launches:
+        assert record.kernel == "scale" and record.grid == (4, 1, 1) and record.block == 128
+        assert record.stream == CUPY_STREAM
+        assert record.values == expected_values(x, out, 1000, 2.5)
+
+
+def test_the_interpreter_returns_none(monkeypatch):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    x, out = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    assert K.scale[(1,)](x, out, 8, 2.0, BLOCK=8) is None
+    np.testing.assert_array_equal(out, x * 2)
+
+
+# --- defect: one buffer per warm entry, freed by the next ---------------------------------------
+
+def test_alternating_argument_kinds_with_garbage_collector_churn(driver):
+    """torch tensors, CuPy arrays, Python ints, np.int32 and np.int64, floats and np.float32 on
+    one kernel, 400 launches: each launch's arguments are what the driver reads. (A warm entry
+    used to keep its buffer through an attribute the next entry overwrote, freeing it.)"""
+    rng = random.Random(0)
+    arrays = {"torch": [FakeTorchTensor(1000) for _ in range(3)],
+              "cupy": [FakeCupyArray(1000) for _ in range(3)]}
+    ints = (int, np.int32, np.int64)
+    floats = (float, np.float32)
+    expected = []
+    for i in range(400):
+        kind = rng.choice(["torch", "cupy"])
+        x, out = rng.sample(arrays[kind], 2)
+        value = rng.choice([1000, 999, 64, 2 ** 31 + 3])
+        n = rng.choice(ints if value < 2 ** 31 else (int, np.int64))(value)
+        factor = rng.choice(floats)(rng.choice([0.5, 3.0]))
+        handle = K.scale[(4,)](x, out, n, factor, BLOCK=256)
+        assert handle.name == "scale"
+        expected.append((expected_values(x, out, n, factor),
+                         TORCH_STREAM if kind == "torch" else CUPY_STREAM))
+        if i % 7 == 0:
+            garbage = [bytearray(64) for _ in range(200)]  # reuse the freed memory, if any
+            del garbage
+            gc.collect()
+    assert len(driver.launches) == 400
+    for record, (values, stream) in zip(driver.launches, expected):
+        assert record.values == values and record.stream == stream
+    if NATIVE:  # Python ints and floats on torch/CuPy arrays took the C path once warm
+        assert sum(r.path == "native" for r in driver.launches) > 50
+
+
+# --- defect: list grids -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("grid, dims", [
+    ([2, 3], (2, 3, 1)), ((2, 3), (2, 3, 1)), (6, (6, 1, 1)), ([1, 2, 3], (1, 2, 3)),
+    ((np.int64(2), 3), (2, 3, 1)), (lambda meta: [meta["n"] // 256, 2], (3, 2, 1)),
+    (lambda meta: (3,), (3, 1, 1)), (lambda meta: 3, (3, 1, 1)),
+])
+def test_grids_reach_the_driver_as_three_dimensions_on_every_launch(driver, grid, dims):
+    x, out = FakeCupyArray(768), FakeCupyArray(768)
+    for _ in range(3):
+        K.scale[grid](x, out, 768, 1.0, BLOCK=128)
+    assert [r.grid for r in driver.launches] == [dims] * 3
+
+
+def test_a_grid_with_a_zero_launches_nothing(driver):
+    x, out = FakeCupyArray(8), FakeCupyArray(8)
+    assert K.scale[(0,)](x, out, 8, 1.0, BLOCK=8).name == "scale"
+    assert K.scale[[4, 0]](x, out, 8, 1.0, BLOCK=8).name == "scale"
+    assert driver.launches == []
+
+
+@pytest.mark.parametrize("grid, error", [
+    ((1, 2, 3, 4), "1 to 3 dimensions"), ((), "1 to 3 dimensions"), ((-1,), "between 0"),
+    ((1, 65536), "between 0 and 65535"), ((2.5,), "must be integers"), ("abc", "integers"),
+])
+def test_bad_grids_are_clear_errors(driver, grid, error):
+    x, out = FakeCupyArray(8), FakeCupyArray(8)
+    K.scale[(1,)](x, out, 8, 1.0, BLOCK=8)  # warm: the bad grid must not slip through C
+    with pytest.raises((ValueError, TypeError), match=error):
+        K.scale[grid](x, out, 8, 1.0, BLOCK=8)
+
+
+# --- defect: no parameters, parameters named like options ---------------------------------------
+
+def test_a_kernel_without_parameters_launches(driver, monkeypatch):
+    for _ in range(2):
+        assert K.no_params[(3,)]().name == "no_params"
+    assert [(r.grid, r.values) for r in driver.launches] == [((3, 1, 1), [])] * 2
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    assert K.no_params[(2,)]() is None
+
+
+def test_parameters_named_like_launch_options_are_arguments(driver, monkeypatch):
+    out = FakeCupyArray(32, np.int32)
+    handle = K.stages_value[(1,)](out, num_stages=5, num_warps=7, BLOCK=32)
+    # They are the kernel's runtime arguments; the launch options keep their defaults.
+    assert [p.name for p in handle.params] == ["out_ptr", "num_stages", "num_warps"]
+    assert handle.options.num_stages == 3 and handle.options.num_warps == 4
+    assert driver.launches[0].values[1:] == [5, 7]
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    host = np.zeros(32, np.int32)
+    K.stages_value[(1,)](host, 2, 9, BLOCK=32)
+    assert (host == 209).all()
+
+
+def test_launch_options_are_keywords_that_name_no_parameter(driver):
+    x, out = FakeCupyArray(64), FakeCupyArray(64)
+    handle = K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, num_warps=2, num_stages=2)
+    assert handle.options.num_warps == 2 and driver.launches[0].block == 64
+    with pytest.raises(TypeError, match="unexpected keyword argument.*num_ctaz"):
+        K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, num_ctaz=1)
+    with pytest.raises(TypeError, match="missing"):
+        K.scale[(1,)](x, out, 64, BLOCK=64)
+
+
+# --- the C path agrees with the Python path -----------------------------------------------------
+
+INTS = [0, 1, 15, 16, 17, -16, -17, 2**31 - 1, 2**31, -2**31, -2**31 - 1, 2**32, 2**63 - 1,
+        2**63, 2**64 - 16, 2**64 - 1, True, False]
+FLOATS = [0.0, 1.0, -2.5, 1e30]
+
+
+def probe_arguments():
+    out = FakeCupyArray(16)
+    rng = random.Random(1)
+    combos = []
+    for a, b in itertools.product(INTS, repeat=2):
+        c = rng.choice(INTS)
+        combos.append((out, a, b, c, rng.choice([True, False]), rng.choice(FLOATS)))
+    return combos
+
+
+@pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
+def test_the_warm_key_separates_what_the_compile_key_separates(driver):
+    """Two launches with one warm key (C) have one compile key (Python): the warm path never
+    launches a kernel compiled for other arguments."""
+    K.probe[(1,)](*probe_arguments()[0], BLOCK=16)
+    dispatcher = K.probe.launches["native"]
+    keys = {}
+    aligned, unaligned = FakeCupyArray(16), FakeCupyArray(16, offset=4)
+    for args in probe_arguments() + [(aligned, 1, 2, 3, True, 1.0),
+                                     (unaligned, 1, 2, 3, True, 1.0),
+                                     (FakeTorchTensor(16), 1, 2, 3, True, 1.0)]:
+        try:
+            bound, _ = K.probe.bind_launch(args, {"BLOCK": 16})
+            spec = runtime.specialization(K.probe, bound)
+        except OverflowError:
+            assert dispatcher.warm_key(args, {"BLOCK": 16}) is None
+            continue
+        warm = dispatcher.warm_key(args, {"BLOCK": 16})
+        assert warm is not None
+        assert keys.setdefault(warm, spec) == spec, args
+
+
+@pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
+def test_the_c_path_packs_what_the_python_path_packs(driver, monkeypatch):
+    combos = [args for args in probe_arguments()
+              if all(-2**63 <= v < 2**64 for v in args[1:4])]
+    for args in combos:
+        monkeypatch.setenv("TILEC_NATIVE_LAUNCH", "0")
+        K.probe[(1,)](*args, BLOCK=16)  # the Python path
+        monkeypatch.delenv("TILEC_NATIVE_LAUNCH")
+        K.probe[(1,)](*args, BLOCK=16)  # the C path once the key is warm
+        K.probe[(1,)](*args, BLOCK=16)
+        python, _, warm = driver.launches[-3:]
+        assert python.path == "python" and warm.path == "native"
+        assert warm.values == python.values and warm.grid == python.grid, args
+
+
+def test_numpy_scalars_and_other_kinds_take_the_python_path(driver):
+    x, out = FakeCupyArray(64), FakeCupyArray(64)
+    for _ in range(3):
+        K.scale[(1,)](x, out, np.int32(64), np.float32(2.0), BLOCK=64)
+    assert [r.path for r in driver.launches] == ["python"] * 3
+    assert all(r.values == expected_values(x, out, 64, 2.0) for r in driver.launches)
+
+
+def test_interpreting_is_decided_at_every_launch(driver, monkeypatch):
+    x, out = FakeCupyArray(64), FakeCupyArray(64)
+    K.scale[(1,)](x, out, 64, 2.0, BLOCK=64)
+    K.scale[(1,)](x, out, 64, 2.0, BLOCK=64)
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    host_x, host_out = np.ones(64, np.float32), np.zeros(64, np.float32)
+    assert K.scale[(1,)](host_x, host_out, 64, 2.0, BLOCK=64) is None
+    assert (host_out == 2).all() and len(driver.launches) == 2
+
+
+def test_threads_launch_at_once_without_mixing_arguments(driver):
+    """Four threads launch one kernel 250 times each, each with its own n: every launch the
+    driver sees carries whole, consistent arguments (C: packed on the caller's stack; Python:
+    the launcher's buffer is packed and passed under its lock)."""
+    x, out = FakeCupyArray(4096), FakeCupyArray(4096)
+    K.scale[(1,)](x, out, 1, 1.0, BLOCK=64)  # compiled before the threads start
+    driver.launches.clear()
+    errors = []
+
+    def work(t):
+        try:
+            for i in range(250):
+                n = 64 * (t * 1000 + i) + 3  # unique, never 16-divisible: one compiled kernel
+                K.scale[(1,)](x, out, n, float(t), BLOCK=64)
+        except Exception as err:  # noqa: BLE001
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    seen = sorted((r.values[2], r.values[3]) for r in driver.launches)
+    assert seen == sorted((64 * (t * 1000 + i) + 3, float(t)) for t in range(4)
+                          for i in range(250))
+
+
+def test_a_refused_launch_is_a_launch_error(driver):
+    x, out = FakeCupyArray(64), FakeCupyArray(64)
+    K.scale[(1,)](x, out, 64, 1.0, BLOCK=64)
+    driver.fail_with = "CUDA_ERROR_INVALID_VALUE"
+    with pytest.raises(LaunchError):
+        K.scale[(1,)](x, out, 64, 1.0, BLOCK=64)  # warm: the C path
+    K.scale.launches.clear()
+    with pytest.raises(LaunchError, match="scale"):
+        K.scale[(1,)](x, out, 64, 1.0, BLOCK=64)  # the Python path
+
+
+def test_without_the_extension_every_launch_takes_the_python_path(driver, monkeypatch):
+    monkeypatch.setattr(launch, "native_enabled", lambda: False)
+    monkeypatch.setattr(runtime, "native", None)
+    x, out = FakeCupyArray(64), FakeCupyArray(64)
+    for _ in range(3):
+        K.scale[[1, 2]](x, out, 64, 1.5, BLOCK=64)
+    assert [(r.path, r.grid) for r in driver.launches] == [("python", (1, 2, 1))] * 3
+    assert all(r.values == expected_values(x, out, 64, 1.5) for r in driver.launches)
+
+
+def test_host_arrays_are_refused_with_advice(driver):
+    with pytest.raises(TypeError, match="host memory.*TILEC_INTERPRET=1"):
+        K.scale[(1,)](np.zeros(8, np.float32), FakeCupyArray(8), 8, 1.0, BLOCK=8)

@@ -1,0 +1,69 @@
+"""Launches on the GPU: the argument path under churn, list grids, the returned handle.
+
+Only the public API is used (kernel[grid](...)), so this file also runs against older tilecs:
+the first two tests failed on the launch path before its redesign (a warm entry's argument
+buffer was freed by the next entry of the same kernel; list grids reached the driver as
+([2, 3], 1, 1) on warm launches)."""
+from __future__ import annotations
+
+import gc
+import random
+
+import numpy as np
+import pytest
+
+import launch_kernels as K
+
+pytestmark = pytest.mark.gpu
+cupy = pytest.importorskip("cupy")
+torch = pytest.importorskip("torch")
+
+
+def test_alternating_torch_cupy_ints_and_numpy_scalars_with_gc_churn():
+    rng = random.Random(0)
+    n = 4096
+    base = np.arange(n, dtype=np.float32)
+    arrays = {"torch": (torch.tensor(base, device="cuda"), torch.empty(n, device="cuda")),
+              "cupy": (cupy.asarray(base), cupy.empty(n, dtype=cupy.float32))}
+    for i in range(600):
+        kind = rng.choice(["torch", "cupy"])
+        x, out = arrays[kind]
+        count = rng.choice([int, np.int32, np.int64])(rng.choice([n, n - 1, 1000]))
+        factor = rng.choice([float, np.float32])(rng.choice([0.5, 2.0, 3.0]))
+        out.fill_(-1) if kind == "torch" else out.fill(-1)
+        K.scale[(n // 256,)](x, out, count, factor, BLOCK=256)
+        got = out.cpu().numpy() if kind == "torch" else cupy.asnumpy(out)
+        want = np.where(np.arange(n) < int(count), base * np.float32(factor), -1)
+        np.testing.assert_array_equal(got, want, err_msg=f"launch {i}: {kind}, "
+                                                         f"{type(count).__name__}, {factor!r}")
+        if i % 5 == 0:
+            garbage = [bytearray(128) for _ in range(500)]
+            del garbage
+            gc.collect()
+
+
+@pytest.mark.parametrize("grid", [[2, 3], [6], (2, 3), 6, lambda meta: [2, meta["n"] // 512]])
+def test_list_grids_on_first_and_warm_launches(grid):
+    n = 6 * 256
+    x = cupy.arange(n, dtype=cupy.float32)
+    for _ in range(3):
+        out = cupy.zeros(n, dtype=cupy.float32)
+        K.scale[grid](x, out, n, 2.0, BLOCK=256)
+        cupy.testing.assert_array_equal(out, x * 2)
+
+
+def test_a_launch_returns_the_compiled_kernel():
+    x = cupy.ones(256, dtype=cupy.float32)
+    out = cupy.zeros_like(x)
+    first = K.scale[(1,)](x, out, 256, 1.0, BLOCK=256)
+    warm = K.scale[(1,)](x, out, 256, 1.0, BLOCK=256)
+    assert warm is first and "ld.global" in first.asm["ptx"]
+    assert first.n_regs > 0 and first.n_spills == 0 and first.metadata.num_warps == 4
+
+
+def test_parameters_named_like_options_and_no_parameters():
+    out = cupy.zeros(32, dtype=cupy.int32)
+    K.stages_value[(1,)](out, num_stages=4, num_warps=2, BLOCK=32)
+    assert (cupy.asnumpy(out) == 402).all()
+    K.no_params[(4,)]()
+    cupy.cuda.runtime.deviceSynchronize()
