@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from tilec.analysis.shared_memory import (BYTES_ATTR, OFFSET_ATTR, aligned, memdesc_bytes,
-                                          scratch_bytes)
+from tilec.analysis.op_facts import scratch_bytes
+from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR, aligned, memdesc_bytes
 from tilec.diagnostics import file_line_col
 from tilec.passbase import Pass, register
 

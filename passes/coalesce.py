@@ -37,13 +37,12 @@ from mlir import ir
 from tilec.analysis.axis_info import analyze
 from tilec.analysis.axis_lattice import AxisInfoMap, element_bytes, floor_pow2
 from tilec.analysis.layouts import default_blocked, layout_order
+from tilec.analysis.op_facts import GLOBAL_ATOMIC, global_access
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import BlockedLayout
 from tilec.passbase import Pass, register
 
 MAX_ACCESS_BYTES = 16  # the widest global load/store: 128 bits
-ACCESS_OPS = ("tile.load", "tile.store", "tile.atomic_rmw", "tile.atomic_cas")
-ATOMIC_OPS = ("tile.atomic_rmw", "tile.atomic_cas")
 
 
 def access_mask(op: ir.Operation) -> ir.Value | None:
@@ -87,7 +86,7 @@ def coalesced_layout(op: ir.Operation, axis: AxisInfoMap, num_warps: int,
     fastest = max(current, key=lambda d: contiguity[d])  # the first of the most contiguous
     order = [fastest] + [d for d in current if d != fastest]
     spt = [1] * len(shape)
-    if op.name not in ATOMIC_OPS:
+    if global_access(op) != GLOBAL_ATOMIC:
         spt[fastest] = access_width(op, axis, fastest, num_warps * threads_per_warp)
     return default_blocked(shape, num_warps, threads_per_warp, spt, order)
 
@@ -133,7 +132,7 @@ class Coalesce(Pass):
         accesses = []
 
         def visit(op):
-            if op.name in ACCESS_OPS and isinstance(op.operands[0].type, ir.RankedTensorType):
+            if global_access(op) and isinstance(op.operands[0].type, ir.RankedTensorType):
                 accesses.append(op.operation)
             return ir.WalkResult.ADVANCE
 

@@ -25,16 +25,9 @@ from mlir.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
 
 from tilec.analysis.constants import (constant_int, constant_value, is_constant_false,
                                       is_constant_true)
+from tilec.analysis.op_facts import erasable_when_unused, is_pure
 from tilec.dialects import tile
 from tilec.passbase import Pass, register
-
-# Ops whose only effect is their results (or a read, for non-volatile loads): unused, they go.
-PURE_OPS = frozenset(
-    f"tile.{name}" for name in (
-        "program_id", "num_programs", "make_range", "splat", "broadcast", "expand_dims",
-        "reshape", "trans", "join", "split", "cat", "addptr", "dot", "reduce", "scan", "sort",
-        "gather", "histogram", "fp_to_fp",
-        "bitcast", "int_to_ptr", "ptr_to_int"))
 
 NO_MATCH = True  # what a pattern returns when it does not apply
 
@@ -140,17 +133,8 @@ PATTERNS = {
 }
 
 
-def is_pure(op: ir.Operation) -> bool:
-    """Side-effect free: the results are all the op does (upstream arith/math ops included)."""
-    if op.name in PURE_OPS or op.name == "tilegpu.convert_layout":
-        return True
-    return op.name.split(".")[0] in ("arith", "math") and not op.regions
-
-
 def is_dead(op: ir.Operation) -> bool:
-    if op.name == "tile.load":
-        return not op.attributes["is_volatile"].value and not _has_uses(op)
-    return is_pure(op) and not _has_uses(op)
+    return erasable_when_unused(op) and not _has_uses(op)
 
 
 def _has_uses(op: ir.Operation) -> bool:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from tilec.analysis.op_facts import SHARED_ALLOC, SHARED_COPY, SHARED_READ, SHARED_WRITE, facts
 from tilec.analysis.shared_memory import BYTES_ATTR, FREE_SLOT_ATTR, OFFSET_ATTR
 from tilec.passbase import Pass, register
 
@@ -87,22 +88,23 @@ def _buffer_range(value: ir.Value) -> Interval:
 
 def accesses(op: ir.Operation) -> tuple[list[Interval], list[Interval], Pending]:
     """The bytes `op` reads and writes first, and the accesses it leaves pending."""
-    name = op.name
-    if name == "tilegpu.local_alloc":
+    found = facts(op)
+    access = found.access if found is not None else None
+    if access == SHARED_ALLOC:  # an alloc with an initial value writes it
         if not len(op.operands):
             return [], [], Pending()
         rng = _own_range(op)
         return [], [rng], Pending(writes=frozenset([rng]))
-    if name == "tilegpu.local_store":
-        rng = _buffer_range(op.operands[1])
+    if access == SHARED_WRITE:
+        rng = _buffer_range(op.operands[found.buffer_operand])
         return [], [rng], Pending(writes=frozenset([rng]))
-    if name == "tilegpu.async_copy_global_to_local":  # must not overtake earlier readers
-        rng = _buffer_range(op.operands[1])
+    if access == SHARED_COPY:  # must not overtake earlier readers
+        rng = _buffer_range(op.operands[found.buffer_operand])
         if FREE_SLOT_ATTR in op.attributes:  # the pipeliner knows its slot's readers are done
             return [], [], Pending(copies=frozenset([rng]))
         return [], [rng], Pending(copies=frozenset([rng]))
-    if name == "tilegpu.local_load":
-        rng = _buffer_range(op.operands[0])
+    if access == SHARED_READ:
+        rng = _buffer_range(op.operands[found.buffer_operand])
         return [rng], [], Pending(reads=frozenset([rng]))
     if OFFSET_ATTR in op.attributes:  # scratch: written first, read last
         rng = _own_range(op)

@@ -45,12 +45,13 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from tilec.analysis.constants import constant_int, constant_value
+from tilec.analysis.op_facts import is_pure
 from tilec.analysis.shared_memory import FREE_SLOT_ATTR, copy_width
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import MemDesc
 from tilec.passbase import Option, Pass, ops_in, register
 from tilec.passes.coalesce import access_mask
-from tilec.passes.combine import erase_dead_ops, is_pure
+from tilec.passes.combine import erase_dead_ops
 
 _STAGES_ATTR = "tile.num_stages"
 

@@ -28,13 +28,11 @@ from __future__ import annotations
 from mlir import ir
 
 from tilec.analysis.axis_lattice import bit_width
+from tilec.analysis.op_facts import free_to_recompute
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import SliceLayout
 from tilec.passbase import Pass, ops_in, register
 from tilec.passes.combine import cse_pure_ops, erase_dead_ops
-
-_FREE_TO_RECOMPUTE = frozenset({"tile.splat", "tile.make_range", "tile.addptr", "arith.constant",
-                                "tile.broadcast", "tile.expand_dims", "tilegpu.convert_layout"})
 
 
 def _is_elementwise(op: ir.Operation) -> bool:
@@ -72,7 +70,7 @@ class _Rematerializer:
     def _recompute(self, op: ir.Operation, value: ir.Value, layout) -> ir.Value | None:
         if op.name == "tilegpu.convert_layout":
             return self.value_in(op.operands[0], layout)
-        if not (_is_elementwise(op) or op.name in _FREE_TO_RECOMPUTE):
+        if not (_is_elementwise(op) or free_to_recompute(op)):
             return None
         if len(op.results) != 1:
             return None
@@ -247,7 +245,7 @@ def _converted_uses(arg: ir.Value, yielded: ir.Value) -> set:
         if owner.name == "tilegpu.convert_layout":
             found.add(_layout(owner.results[0]))
             continue
-        advances = (owner.name in _FREE_TO_RECOMPUTE or _is_elementwise(owner)) and \
+        advances = (free_to_recompute(owner) or _is_elementwise(owner)) and \
             len(owner.results) == 1 and owner.results[0] == yielded
         if not advances:
             return set()

@@ -96,7 +96,20 @@ def _replicated(value: ir.Value) -> bool:
     return any(linear.replicated_bits())
 
 
-def _reduce(op: ir.Operation) -> int:
+# The scratch an op needs while it runs, in bytes (0: none); op_facts.py names each op's.
+
+def per_result_element(op: ir.Operation) -> int:
+    """A padded slot per element of the result: ops that move elements between threads."""
+    return _per_element(op.results[0])
+
+
+def per_operand_element(op: ir.Operation) -> int:
+    """A padded slot of the result's type per element of the operand (split, gather)."""
+    return _per_element(op.results[0], count_from=op.operands[0])
+
+
+def reduce_scratch(op: ir.Operation) -> int:
+    """The partials of the warps along the axis, when the axis crosses warps."""
     warps_along = 1 << len(reduce_warp_bits(op))
     if warps_along == 1:
         return 0
@@ -112,7 +125,20 @@ def _along_axis(op: ir.Operation, operands: int) -> int:
     return 0 if shape[axis] == 1 else numel(shape) * SLOT_BYTES * operands
 
 
-def _atomic(op: ir.Operation) -> int:
+def scan_scratch(op: ir.Operation) -> int:
+    return _along_axis(op, len(op.operands))
+
+
+def sort_scratch(op: ir.Operation) -> int:
+    return _along_axis(op, 1)
+
+
+def histogram_scratch(op: ir.Operation) -> int:
+    return padded_slots(numel(op.results[0].type.shape), 4) * 4
+
+
+def atomic_scratch(op: ir.Operation) -> int:
+    """The old values, shared with the threads that hold copies of them, when they are used."""
     result = op.results[0]
     if not list(result.uses) or not _replicated(result):
         return 0
@@ -120,33 +146,10 @@ def _atomic(op: ir.Operation) -> int:
     return max(numel(shape), 1) * storage_bytes(element)
 
 
-def _convert(op: ir.Operation) -> int:
+def conversion_scratch(op: ir.Operation) -> int:
     if not crosses_threads(op.operands[0].type, op.results[0].type):
         return 0
     return _per_element(op.results[0])
-
-
-_SCRATCH = {
-    "tilegpu.convert_layout": _convert,
-    "tile.trans": lambda op: _per_element(op.results[0]),
-    "tile.reshape": lambda op: _per_element(op.results[0]),
-    "tile.join": lambda op: _per_element(op.results[0]),
-    "tile.cat": lambda op: _per_element(op.results[0]),
-    "tile.split": lambda op: _per_element(op.results[0], count_from=op.operands[0]),
-    "tile.gather": lambda op: _per_element(op.results[0], count_from=op.operands[0]),
-    "tile.reduce": _reduce,
-    "tile.scan": lambda op: _along_axis(op, len(op.operands)),
-    "tile.sort": lambda op: _along_axis(op, 1),
-    "tile.histogram": lambda op: padded_slots(numel(op.results[0].type.shape), 4) * 4,
-    "tile.atomic_rmw": _atomic,
-    "tile.atomic_cas": _atomic,
-}
-
-
-def scratch_bytes(op: ir.Operation) -> int:
-    """Bytes of shared memory `op` uses while it runs (0: none)."""
-    size = _SCRATCH.get(op.name)
-    return size(op) if size else 0
 
 
 def memdesc_bytes(t: ir.Type) -> int:
