@@ -26,6 +26,8 @@ import statistics
 import warnings
 from pathlib import Path
 
+from tilec.errors import BackendUnavailable
+
 L2_FLUSH_BYTES = 256 * 1024 * 1024  # far beyond any L2 (50 MB on H100/H200)
 RETURN_MODES = ("min", "max", "mean", "median", "all")
 ESTIMATE_RUNS = 5
@@ -41,8 +43,8 @@ class CudaBackend:
 
     def __init__(self, torch=None, cupy=None):
         if torch is None and cupy is None:
-            raise RuntimeError("tilec.testing needs torch or CuPy to time on the GPU; neither "
-                               "imports (pip install cupy-cuda12x)")
+            raise BackendUnavailable("tilec.testing needs torch or CuPy to time on the GPU; "
+                                     "neither imports (pip install cupy-cuda13x)")
         self.torch, self.cupy = torch, cupy
         self.kind = "torch" if torch is not None else "cupy"
         self._flushers: dict[int, object] = {}
@@ -138,7 +140,8 @@ def _cupy_on_stream(torch_stream):
 
 @functools.lru_cache(maxsize=None)
 def default_backend() -> CudaBackend:
-    """torch's CUDA runtime when torch imports with CUDA, else CuPy's."""
+    """torch's CUDA runtime when torch imports with CUDA, else CuPy's; BackendUnavailable,
+    saying so, where there is no GPU (CuPy imports on machines without one)."""
     torch = cupy = None
     try:
         import torch
@@ -151,7 +154,19 @@ def default_backend() -> CudaBackend:
             import cupy
         except ImportError:
             cupy = None
+    if torch is None and cupy is not None:
+        try:
+            devices = cupy.cuda.runtime.getDeviceCount()
+        except Exception as err:  # noqa: BLE001  (CuPy's errors when there is no driver)
+            raise BackendUnavailable(_NO_GPU.format(f"CUDA says: {err}")) from None
+        if devices == 0:
+            raise BackendUnavailable(_NO_GPU.format("CUDA sees no device"))
     return CudaBackend(torch=torch, cupy=cupy)
+
+
+_NO_GPU = ("tilec.testing times kernels on an NVIDIA GPU, and there is none here ({}): run the "
+           "benchmark on a machine with a GPU; interpreted kernels (TILEC_INTERPRET=1) are not "
+           "timed on the GPU")
 
 
 # --- timing -------------------------------------------------------------------------------------

@@ -380,3 +380,14 @@ def test_the_autotuned_matmul_tutorial_on_the_gpu():
     np.testing.assert_allclose(c.astype(np.float32), expected, rtol=1e-2, atol=1e-1)
     assert t.matmul_kernel.best_config in t.matmul_kernel.configs
     assert len(t.matmul_kernel.configs_timings) >= 1
+
+
+def test_tilec_compile_takes_a_kernel_under_autotune_and_heuristics():
+    kernel = tilec.autotune(K.TRANSPOSE_CONFIGS, key=["n"])(
+        tilec.heuristics({"N": lambda args: 32})(K.transpose))
+    compiled = tilec.compile(kernel, signature={"x_ptr": "*fp32", "out_ptr": "*fp32",
+                                                "n": "i32"},
+                             constexprs={"M": 64, "N": 32}, stop_after="tile")
+    assert compiled.name == "transpose" and "tile.kernel" in compiled.asm["tile"]
+    with pytest.raises(TypeError, match="takes a @tilec.jit function"):
+        tilec.compile(lambda x: x)

@@ -323,6 +323,32 @@ def vector_add():
     return run, out, x + y
 
 
+# --- without a GPU ------------------------------------------------------------------------------
+
+def _no_gpu() -> bool:
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount() == 0
+    except Exception:  # noqa: BLE001
+        return True
+
+
+@pytest.mark.skipif(not _no_gpu(), reason="checks the machine without a GPU (CI)")
+def test_timing_without_a_gpu_says_so(capsys):
+    """do_bench, do_bench_cudagraph and a perf_report of them raise BackendUnavailable, which
+    says there is no GPU; not CuPy's driver error."""
+    testing.default_backend.cache_clear()
+    import tilec
+    for timer in (testing.do_bench, testing.do_bench_cudagraph):
+        with pytest.raises(tilec.BackendUnavailable, match="NVIDIA GPU, and there is none"):
+            timer(lambda: None)
+    bench = testing.Benchmark(x_names=["n"], x_vals=[1], line_arg="p", line_vals=["a"],
+                              line_names=["a"], plot_name="none", args={})
+    with pytest.raises(tilec.BackendUnavailable, match="there is none"):
+        testing.perf_report(bench)(lambda n, p: testing.do_bench(lambda: None)).run()
+
+
+
 @pytest.mark.gpu
 def test_do_bench_on_the_gpu(vector_add):
     run, out, expected = vector_add
