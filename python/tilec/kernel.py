@@ -157,8 +157,12 @@ class JITFunction:
     # --- launching -----------------------------------------------------------------------
 
     def __getitem__(self, grid):
-        """`kernel[grid]`: a launch of this kernel over `grid` (tilec.launch builds it)."""
-        return _LAUNCHERS[0](self, grid)
+        """`kernel[grid]`: a launch of this kernel over `grid`, made by the binder tilec.launch
+        gives this kernel on first use (kept in `launches`, which resetting clears)."""
+        bind = self.launches.get("bind")
+        if bind is None:
+            bind = self.launches["bind"] = _LAUNCHERS[0](self)
+        return bind(grid)
 
     def __call__(self, *args, **kwargs):
         if interpreting():  # a helper called from an interpreted kernel runs as Python
@@ -167,12 +171,13 @@ class JITFunction:
                            f"{self.__name__}[grid](...), or call it from another kernel")
 
 
-# `kernel[grid]`'s factory, registered by tilec.launch, the layer that compiles and launches.
+# `kernel[grid]`'s binders' factory, registered by tilec.launch, the layer that compiles and
+# launches: factory(kernel) -> bind, and kernel[grid] is bind(grid).
 _LAUNCHERS: list = [None]
 
 
 def set_launcher(factory) -> None:
-    """Let `kernel[grid]` return `factory(kernel, grid)`."""
+    """Let `kernel[grid]` be `factory(kernel)(grid)`."""
     _LAUNCHERS[0] = factory
 
 

@@ -36,14 +36,14 @@ class Launch:
         return run(self.fn, self.grid, args, kwargs)
 
 
-def bound_launch(fn: JITFunction, grid):
-    """What `kernel[grid]` returns: the C extension's bound launch, or a Launch."""
+def binder(fn: JITFunction):
+    """What makes `kernel[grid]` of `fn`: the C extension's bound launches (`fn`'s dispatcher
+    then holds its warm entries), or Launches. Decided once per kernel (resetting
+    `fn.launches` decides again)."""
     if not native_enabled():
-        return Launch(fn, grid)
-    dispatcher = fn.launches.get("native")
-    if dispatcher is None:
-        dispatcher = fn.launches["native"] = _native_dispatcher(fn)
-    return dispatcher.bind(grid)
+        return lambda grid: Launch(fn, grid)
+    dispatcher = fn.launches["native"] = _native_dispatcher(fn)
+    return dispatcher.bind
 
 
 def _native_dispatcher(fn: JITFunction):
@@ -117,4 +117,4 @@ def remember(fn: JITFunction, args: tuple, kwargs: dict, arguments: list, launch
     dispatcher.remember(args, kwargs, native_launcher, int(torch_arrays))
 
 
-set_launcher(bound_launch)
+set_launcher(binder)

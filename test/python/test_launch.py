@@ -207,9 +207,7 @@ def test_the_c_path_packs_what_the_python_path_packs(driver, monkeypatch):
     combos = [args for args in probe_arguments()
               if all(-2**63 <= v < 2**64 for v in args[1:4])]
     for args in combos:
-        monkeypatch.setenv("TILEC_NATIVE_LAUNCH", "0")
-        K.probe[(1,)](*args, BLOCK=16)  # the Python path
-        monkeypatch.delenv("TILEC_NATIVE_LAUNCH")
+        launch.run(K.probe, (1,), args, {"BLOCK": 16})  # the Python path
         K.probe[(1,)](*args, BLOCK=16)  # the C path once the key is warm
         K.probe[(1,)](*args, BLOCK=16)
         python, _, warm = driver.launches[-3:]
