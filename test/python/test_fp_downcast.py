@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from mlir import ir
@@ -102,17 +104,46 @@ def test_rule_keeps_vectors_of_registers_as_vectors(rounding, op_name, count):
 
 # --- the interpreter: exact bits against NumPy -------------------------------------------------
 
-def canonical_nan(result: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """What the GPU's conversions to 16-bit floats give for NaN: 0x7fff, whatever the NaN."""
-    if result.dtype.itemsize == 2:
-        result = result.copy()
-        result.view(np.uint16)[np.isnan(values)] = 0x7FFF
+def canonical_nan(result: np.ndarray, values: np.ndarray, rounding: str = "rtz") -> np.ndarray:
+    """What the GPU's conversions to 16-bit floats give for NaN: 0x7fff, whatever the NaN, from
+    fp32 (and from fp64 toward zero, through fp32); from fp64 to nearest (cvt.rn.f16.f64,
+    cvt.rn.bf16.f64) the quiet NaN with the input's sign."""
+    if result.dtype.itemsize != 2:
+        return result
+    result = result.copy()
+    nan = np.isnan(values)
+    if values.dtype == np.float64 and rounding == "rtne":
+        quiet = 0x7E00 if result.dtype == np.float16 else 0x7FC0
+        result.view(np.uint16)[nan] = quiet | (np.signbit(values[nan]).astype(np.uint16) << 15)
+    else:
+        result.view(np.uint16)[nan] = 0x7FFF
     return result
 
 
 def nearest_even(values: np.ndarray, target) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        return canonical_nan(values.astype(target), values)
+    """Rounding to nearest even, once, from the value itself: of the two neighbours in `target`
+    (toward zero and away from it), the nearer, by exact arithmetic; the even one on a tie."""
+    target = np.dtype(target)
+    low = toward_zero(values, target)
+    bits = D.bits_type(target)
+    out = low.copy()
+    info = D.finfo(target)
+    for i, (x, lo) in enumerate(zip(values.astype(np.float64), low)):
+        if not np.isfinite(x) or float(lo) == x:
+            continue
+        hi = (np.array([lo]).view(bits) + 1).view(target)[0]  # one step away from zero
+        if not np.isfinite(float(hi)):  # past the largest finite: to nearest overflows
+            hi = np.array([np.copysign(np.inf, x)], target)[0]
+            if abs(x) < float(info.max) + (float(info.max) - float(np.nextafter(
+                    np.array(info.max, target), 0))) / 2:
+                continue
+            out[i] = hi
+            continue
+        below, above = Fraction(x) - Fraction(float(lo)), Fraction(float(hi)) - Fraction(x)
+        below, above = abs(below), abs(above)
+        if above < below or (above == below and np.array([lo]).view(bits)[0] & 1):
+            out[i] = hi
+    return canonical_nan(out, values, "rtne")
 
 
 def toward_zero(values: np.ndarray, target) -> np.ndarray:

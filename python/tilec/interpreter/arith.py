@@ -98,23 +98,48 @@ def cast(x, dst: T.dtype, fp_downcast_rounding: str | None = None, bitcast: bool
     return Block(data, dst, x.overflow if dst.is_int() else None)
 
 
-# What the GPU's conversions to 16-bit floats (cvt.rn and cvt.rz to f16 and bf16) return for
-# any NaN: one positive NaN with every payload bit set, as the host versions of those
-# conversions in CUDA's cuda_fp16.hpp and cuda_bf16.hpp spell out. NumPy instead keeps the sign
-# and the top payload bits, so the interpreter would differ from the GPU in the bits.
+# What the GPU's conversions to 16-bit floats return for a NaN. From fp32 (cvt.rn and cvt.rz to
+# f16 and bf16, and fp64 rounded toward zero, which goes through fp32): one positive NaN with
+# every payload bit set, as the host versions of those conversions in CUDA's cuda_fp16.hpp and
+# cuda_bf16.hpp spell out. From fp64 to nearest (cvt.rn.f16.f64, cvt.rn.bf16.f64): the quiet NaN
+# with the input's sign (measured on the H200). NumPy keeps the sign and the top payload bits.
 _CANONICAL_NAN_BITS = {T.float16: 0x7FFF, T.bfloat16: 0x7FFF}
+_QUIET_NAN_BITS = {T.float16: 0x7E00, T.bfloat16: 0x7FC0}
 
 
 def _narrow_float(values, dst: T.dtype, rounding: str | None):
     """`values` converted to the narrower float type `dst`: to nearest even, or toward zero for
     "rtz" (finite values past the largest finite one become it, as in IEEE 754 and PTX's cvt.rz;
-    infinities stay)."""
+    infinities stay). Each rounds once, from the value itself, as the GPU's conversions do."""
     target = numpy_dtype(dst)
-    out = _round_toward_zero(values, target) if rounding == "rtz" else values.astype(target)
+    if rounding == "rtz":
+        out = _round_toward_zero(values, target)
+    elif dst == T.bfloat16 and values.dtype == np.float64:
+        out = _fp64_to_bf16_nearest(values)
+    else:
+        out = values.astype(target)
     if dst in _CANONICAL_NAN_BITS:
-        nan = np.array(_CANONICAL_NAN_BITS[dst], np.uint16).view(target)
+        if values.dtype == np.float64 and rounding != "rtz":
+            sign = np.signbit(values).astype(np.uint16) << 15
+            nan = (sign | np.uint16(_QUIET_NAN_BITS[dst])).view(target)
+        else:
+            nan = np.array(_CANONICAL_NAN_BITS[dst], np.uint16).view(target)
         out = np.where(np.isnan(values), nan, out).astype(target)
     return out
+
+
+def _fp64_to_bf16_nearest(values):
+    """fp64 to bf16 rounded once to nearest even (ml_dtypes rounds through fp32, twice): fp32
+    rounded toward zero with the last bit set when inexact ("round to odd") keeps enough to
+    decide, then bf16's to-nearest-even on the fp32 bits."""
+    wide = values.astype(np.float64)
+    single = _round_toward_zero(wide, np.float32)
+    bits = single.view(np.uint32).copy()
+    inexact = (single.astype(np.float64) != wide) & np.isfinite(wide)
+    bits |= inexact.astype(np.uint32)
+    keep = ((bits >> 16) & 1) + np.uint32(0x7FFF)
+    rounded = np.where(np.isfinite(single), (bits + keep) >> 16, bits >> 16).astype(np.uint16)
+    return rounded.view(numpy_dtype(T.bfloat16))
 
 
 def _round_toward_zero(values, target):
