@@ -5,10 +5,11 @@
 
 The kernel is vector add (bench/kernels.py:add_kernel; x, y, out, n) on n=128 elements with grid
 (1,): it does next to no work, so a loop of back-to-back launches measures what the host spends
-per launch. Each way of launching is warmed up (compiled, loaded), then timed as
-`time.perf_counter()` around --launches launches and one device synchronize; the reported figure
-is the median over --rounds of (loop time / launches), in microseconds. Arguments are bound and
-packed on every call, except for the floor:
+per launch. Each way of launching is warmed up (compiled, loaded), the GPU is kept busy for a
+second (its clock ramps up), then each round times every method in turn (so clock drift touches
+all alike) as `time.perf_counter()` around --launches launches and one device synchronize; the
+reported figure is the median over --rounds of (loop time / launches), in microseconds.
+Arguments are bound and packed on every call, except for the floor:
 
   tilec (torch)       add_kernel[(1,)](x, y, out, n, BLOCK=1024) with torch tensors
   tilec (CuPy)        the same with CuPy arrays
@@ -18,7 +19,8 @@ packed on every call, except for the floor:
   Triton              the same source under @triton.jit, torch tensors
   CuPy RawKernel      RawKernel.__call__ on an equivalent CUDA C kernel
   torch.add           torch.add(x, y, out=out) (reference: torch's own dispatch)
-  driver floor        cupy.cuda.driver.launchKernel with a pre-packed void** argument buffer
+  driver floor        cupy.cuda.driver.launchKernel of tilec's own cubin of add_kernel (the
+                      same kernel the tilec rows launch) with a pre-packed void** buffer
 
 Targets, as ratios to the driver floor of the same run: tilec with CuPy arrays and with torch
 tensors <= 1.25x, with a grid function <= 1.5x. Writes launch_overhead.json and
@@ -115,50 +117,91 @@ def build_methods(notes: list[str]) -> tuple[list[Method], dict]:
         n32 = cupy.int32(N)
         methods.append(Method("CuPy RawKernel", lambda: raw((1,), (THREADS,), (cx, cy, cout, n32)),
                               group="cupy", **cupy_io))
-        methods.append(Method("driver floor", driver_floor(cupy, cx, cy, cout), group="floor",
-                              **cupy_io))
+        methods.append(Method("driver floor", driver_floor(cupy, tilec_add, cx, cy, cout),
+                              group="floor", **cupy_io))
     else:
         notes.append("CuPy not importable: no CuPy, driver-floor or tilec-with-CuPy rows")
     methods.sort(key=lambda m: ORDER.index(m.name))
     return methods, modules
 
 
-def driver_floor(cupy, x, y, out):
-    """cuLaunchKernel through CuPy's driver binding with the argument buffer packed once."""
-    module = cupy.RawModule(code=CUDA_SOURCE)
-    function = module.get_function("add_kernel")
+def driver_floor(cupy, kernel, x, y, out):
+    """cuLaunchKernel through CuPy's driver binding, of the cubin tilec compiled for `kernel`
+    (its own launch warmed it up), with the argument buffer packed once."""
+    handle = kernel[(1,)](x, y, out, N, BLOCK=BLOCK)
+    module = cupy.cuda.function.Module()
+    module.load(handle.asm["cubin"])
+    function = module.get_function(handle.name)
     slots = [ctypes.c_uint64(x.data.ptr), ctypes.c_uint64(y.data.ptr),
              ctypes.c_uint64(out.data.ptr), ctypes.c_int32(N)]
     params = (ctypes.c_void_p * len(slots))(*[ctypes.addressof(s) for s in slots])
     params_address = ctypes.addressof(params)
     stream = cupy.cuda.get_current_stream().ptr
-    # RawModule.get_function gives a RawKernel; its compiled Function holds the CUfunction.
-    fptr = function.kernel.ptr if hasattr(function, "kernel") else function.ptr
+    fptr, block = function.ptr, handle.metadata.num_warps * 32
+    shared = handle.metadata.shared
     launch_kernel = cupy.cuda.driver.launchKernel
 
     def launch():
-        launch_kernel(fptr, 1, 1, 1, THREADS, 1, 1, 0, stream, params_address, 0)
+        launch_kernel(fptr, 1, 1, 1, block, 1, 1, shared, stream, params_address, 0)
     launch._keep = (module, function, slots, params)  # the buffer and module must outlive it
     return launch
 
 
-def time_method(method: Method, launches: int, rounds: int) -> tuple[list[float], bool]:
-    """Microseconds per launch of each round, and whether the output was right."""
+def warm_up(method: Method) -> bool:
+    """Compile, load and run `method` a while; whether its output is then right."""
     method.reset()
     for _ in range(WARMUP_LAUNCHES):
         method.launch()
     method.synchronize()
-    correct = method.equal(method.out, method.expected)
+    return method.equal(method.out, method.expected)
+
+
+def time_round(method: Method, launches: int) -> float:
+    """Microseconds per launch over one loop of `launches` launches."""
     launch = method.launch
-    per_round = []
+    method.synchronize()
+    start = time.perf_counter()
+    for _ in range(launches):
+        launch()
+    method.synchronize()
+    return (time.perf_counter() - start) / launches * 1e6
+
+
+def busy(method: Method, seconds: float = 1.0) -> None:
+    """Keep the GPU launching for `seconds`, so its clock is up before the first round."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for _ in range(1000):
+            method.launch()
+    method.synchronize()
+
+
+def measure(methods: list[Method], launches: int, rounds: int) -> list[dict]:
+    results = {m.name: {"name": m.name, "group": m.group, "arrays": m.arrays, "rounds_us": []}
+               for m in methods}
+    working = []
+    for method in methods:
+        try:
+            results[method.name]["correct"] = warm_up(method)
+            working.append(method)
+        except Exception as err:
+            if method.group == "tilec":
+                raise
+            results[method.name]["error"] = f"{type(err).__name__}: {err}"
+            print(f"note: {method.name} failed: {results[method.name]['error']}")
+    if working:
+        busy(working[-1])
     for _ in range(rounds):
+        for method in working:
+            results[method.name]["rounds_us"].append(time_round(method, launches))
+    for method in working:  # the output is still right after the timed launches
+        method.reset()
+        method.launch()
         method.synchronize()
-        start = time.perf_counter()
-        for _ in range(launches):
-            launch()
-        method.synchronize()
-        per_round.append((time.perf_counter() - start) / launches * 1e6)
-    return per_round, correct
+        results[method.name]["correct"] &= method.equal(method.out, method.expected)
+    for entry in results.values():
+        print(f"{entry['name']}: {common.fmt(common.median(entry['rounds_us']))} us")
+    return list(results.values())
 
 
 def fake_results(rounds: int) -> list[dict]:
@@ -234,19 +277,7 @@ def main(argv=None) -> int:
         notes.append("dry run: timings are fake")
     else:
         methods, modules = build_methods(notes)
-        results = []
-        for method in methods:
-            entry = {"name": method.name, "group": method.group, "arrays": method.arrays}
-            try:
-                entry["rounds_us"], entry["correct"] = time_method(method, args.launches,
-                                                                   args.rounds)
-            except Exception as err:
-                if method.group == "tilec":
-                    raise
-                entry["error"] = f"{type(err).__name__}: {err}"
-                print(f"note: {method.name} failed: {entry['error']}")
-            results.append(entry)
-            print(f"{method.name}: {common.fmt(common.median(entry.get('rounds_us', [])))} us")
+        results = measure(methods, args.launches, args.rounds)
         gpu = common.Gpu(torch=modules["torch"], cupy=modules["cupy"])
     summarise(results)
     print_rows(results)
@@ -259,7 +290,8 @@ def main(argv=None) -> int:
         "benchmark": "launch_overhead", "dry_run": args.dry_run, "environment": env,
         "config": {"n": N, "block": BLOCK, "grid": [1], "launches_per_round": args.launches,
                    "rounds": args.rounds, "warmup_launches": WARMUP_LAUNCHES,
-                   "timer": "perf_counter around the launch loop and one synchronize"},
+                   "timer": "perf_counter around the launch loop and one synchronize",
+                   "order": "rounds interleaved across methods, after 1 s of launches"},
         "results": results, "target": target, "notes": notes, "mismatches": mismatches,
     }, draw(results), [("MISMATCH: ", ", ".join(mismatches))])
 

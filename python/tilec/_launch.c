@@ -526,8 +526,12 @@ static int interpreting(Dispatcher *d) {
     return v && v[0] && strcmp(v, "0") != 0;
 }
 
+/* The caller's current stream; (void *)-1 with an error set, (void *)-2 when the getter is not
+ * there (the Python path then launches). */
 static void *stream_of(int torch, long device) {
     PyObject *s;
+    PyObject *getter = torch ? torch_raw_stream : cupy_current_stream;
+    if (getter == NULL || !PyCallable_Check(getter)) return (void *)-2;
     if (torch) {
         PyObject *dev = PyLong_FromLong(device);
         if (!dev) return (void *)-1;
@@ -596,6 +600,7 @@ static PyObject *launch_with(Dispatcher *d, Launcher *l, int torch_stream, PyObj
     }
     void *stream = stream_of(torch_stream, device);
     if (stream == (void *)-1 && PyErr_Occurred()) return NULL;
+    if (stream == (void *)-2) Py_RETURN_NONE;
     /* Each slot 8 bytes (enough for every kind packed here), on this call's stack. */
     uint64_t slots[MAX_PARAMS];
     void *params[MAX_PARAMS];

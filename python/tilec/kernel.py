@@ -140,19 +140,27 @@ class JITFunction:
     def bind_launch(self, args: tuple, kwargs: dict) -> tuple[dict[str, Any], dict[str, Any]]:
         """(the kernel's arguments by parameter name, the other keywords): keywords naming a
         parameter bind to it, so a parameter may be called `num_warps`; the caller decides
-        what the other keywords (launch options) may be."""
-        params = {k: v for k, v in kwargs.items() if k in self.signature.parameters}
-        extra = {k: v for k, v in kwargs.items() if k not in params}
-        try:
-            bound = self.signature.bind(*args, **params)
-        except TypeError as err:
-            raise TypeError(f"{self.__name__}: {err}") from None
-        bound.apply_defaults()
-        missing = [p.name for p in self.params if p.name not in bound.arguments
-                   or bound.arguments[p.name] is inspect.Parameter.empty]
-        if missing:
+        what the other keywords (launch options) may be. Constexpr wrappers are unwrapped."""
+        if len(args) > len(self.params):
+            raise TypeError(f"{self.__name__}: takes {len(self.params)} arguments but "
+                            f"{len(args)} were given")
+        bound = dict(zip(self.arg_names, args))
+        extra = {}
+        for name, value in kwargs.items():
+            if name not in self.signature.parameters:
+                extra[name] = value
+            elif name in bound:
+                raise TypeError(f"{self.__name__}: multiple values for argument '{name}'")
+            else:
+                bound[name] = value
+        if len(bound) < len(self.params):
+            for p in self.params:
+                if p.name not in bound and p.default is not inspect.Parameter.empty:
+                    bound[p.name] = p.default
+        if len(bound) < len(self.params):
+            missing = [p.name for p in self.params if p.name not in bound]
             raise TypeError(f"{self.__name__}: missing arguments {missing}")
-        return {k: unwrap(v) for k, v in bound.arguments.items()}, extra
+        return {p.name: unwrap(bound[p.name]) for p in self.params}, extra
 
     # --- launching -----------------------------------------------------------------------
 

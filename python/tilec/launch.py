@@ -56,6 +56,8 @@ def _native_dispatcher(fn: JITFunction):
 
 
 def launch_options(fn: JITFunction, extra: dict[str, Any]) -> dict[str, Any]:
+    if not extra:
+        return LAUNCH_OPTIONS
     unknown = sorted(set(extra) - set(LAUNCH_OPTIONS))
     if unknown:
         raise TypeError(f"{fn.__name__}() got unexpected keyword argument(s) "
@@ -65,8 +67,15 @@ def launch_options(fn: JITFunction, extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def compile_options(fn: JITFunction, options: dict[str, Any]) -> CompileOptions:
-    return CompileOptions(num_warps=options["num_warps"], num_stages=options["num_stages"],
-                          debug=bool(fn.debug))
+    key = (options["num_warps"], options["num_stages"], bool(fn.debug))
+    found = _OPTIONS.get(key)
+    if found is None:  # made (and checked) once per distinct options
+        found = _OPTIONS[key] = CompileOptions(num_warps=key[0], num_stages=key[1],
+                                               debug=key[2])
+    return found
+
+
+_OPTIONS: dict[tuple, CompileOptions] = {}
 
 
 def compile_key(fn: JITFunction, bound: dict[str, Any], options: dict[str, Any]) -> tuple:

@@ -56,11 +56,23 @@ _ARRAY_DTYPES = {
 }
 
 
+_DTYPE_NAMES: dict = {}  # dtype object -> signature name (str() of a NumPy dtype is slow)
+
+
 def pointer_dtype_name(array) -> str:
     """Signature name of the element type of a torch/CuPy/NumPy array (or NumPy scalar)."""
-    name = str(array.dtype).replace("torch.", "")
+    dt = array.dtype
+    try:
+        return _DTYPE_NAMES[dt]
+    except (KeyError, TypeError):
+        pass
+    name = str(dt).replace("torch.", "")
     if name not in _ARRAY_DTYPES:
-        raise TypeError(f"arrays of {array.dtype} cannot be passed to kernels")
+        raise TypeError(f"arrays of {dt} cannot be passed to kernels")
+    try:
+        _DTYPE_NAMES[dt] = _ARRAY_DTYPES[name]
+    except TypeError:  # an unhashable dtype object
+        pass
     return _ARRAY_DTYPES[name]
 
 
@@ -196,6 +208,9 @@ def normalise_grid(grid, bound: dict[str, Any]) -> tuple[int, int, int]:
     """The driver's (x, y, z) of `grid`: an int, a tuple or list of 1 to 3 ints, or a function
     of the dict of the launch's arguments that returns one. A dimension may be 0 (the launch
     then does nothing, as in Triton)."""
+    if type(grid) is tuple and 1 <= len(grid) <= 3 and all(
+            type(g) is int and 0 <= g <= limit for g, limit in zip(grid, GRID_LIMITS)):
+        return grid + (1,) * (3 - len(grid))  # the common case, checked as the general one
     if callable(grid):
         grid = grid(dict(bound))
     grid = unwrap(grid)
@@ -333,10 +348,6 @@ class Driver:
 DRIVER = Driver()
 
 
-def uses_torch(values) -> bool:
-    return any(type(v).__module__.startswith("torch") for v in values)
-
-
 class Launcher:
     """A compiled kernel as the driver launches it: loaded once per device, its arguments
     packed into the buffer it owns. `arguments` are the JITFunction's runtime arguments in
@@ -382,12 +393,14 @@ class Launcher:
         """Launch over `grid` with the JITFunction's runtime `arguments`, on the current device
         and the caller's current stream (torch's when torch tensors are passed, else CuPy's);
         returns whether torch's stream was used. A grid with a 0 launches nothing."""
-        passed = [arguments[i] for i in self.kept]
-        specialisers = [specialiser_for(v) for v in passed]
-        check_device_arrays(self.name, [v for v, s in zip(passed, specialisers)
-                                        if s.kind == "array"])
-        values = [s.value(v) for v, s in zip(passed, specialisers)]
-        torch_arrays = uses_torch(arguments)
+        values, torch_arrays = [], False
+        for i in self.kept:
+            value = arguments[i]
+            specialiser = specialiser_for(value)
+            if specialiser.kind == "array":
+                check_device_array(self.name, value)
+                torch_arrays = torch_arrays or type(value).__module__.startswith("torch")
+            values.append(specialiser.value(value))
         if 0 in grid:
             return torch_arrays
         try:
@@ -424,13 +437,12 @@ def _in_host_memory(t: type) -> bool:
     return host
 
 
-def check_device_arrays(name: str, arguments: list) -> None:
+def check_device_array(name: str, value) -> None:
     """Host arrays cannot be launched on: say what to pass instead."""
-    for value in arguments:
-        if _in_host_memory(type(value)):
-            raise TypeError(f"a {type(value).__name__} in host memory was passed to GPU "
-                            f"kernel {name}: pass CuPy arrays or torch CUDA tensors, or set "
-                            "TILEC_INTERPRET=1 to run the kernel on the CPU")
+    if _in_host_memory(type(value)):
+        raise TypeError(f"a {type(value).__name__} in host memory was passed to GPU kernel "
+                        f"{name}: pass CuPy arrays or torch CUDA tensors, or set "
+                        "TILEC_INTERPRET=1 to run the kernel on the CPU")
 
 
 def native_enabled() -> bool:
