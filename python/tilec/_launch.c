@@ -44,7 +44,7 @@ enum { ARRAY_TORCH = 0, ARRAY_CUPY = 1 };
 static LaunchFn cu_launch = NULL;
 static CtxGetCurrentFn cu_ctx_get_current = NULL;
 static ErrorNameFn cu_error_name = NULL;
-static PyObject *cupy_current_stream = NULL; /* () -> Stream with .ptr */
+static PyObject *cupy_current_stream = NULL; /* (device) -> Stream with .ptr */
 static PyObject *torch_raw_stream = NULL;    /* (device) -> int */
 static PyObject *launch_error = NULL;        /* the exception class of failed launches */
 static PyObject *array_types = NULL;         /* type -> ARRAY_TORCH | ARRAY_CUPY */
@@ -538,7 +538,10 @@ static void *stream_of(int torch, long device) {
         s = PyObject_CallOneArg(torch_raw_stream, dev);
         Py_DECREF(dev);
     } else {
-        PyObject *stream = PyObject_CallNoArgs(cupy_current_stream);
+        PyObject *dev = PyLong_FromLong(device); /* given: CuPy need not ask the runtime */
+        if (!dev) return (void *)-1;
+        PyObject *stream = PyObject_CallOneArg(cupy_current_stream, dev);
+        Py_DECREF(dev);
         if (!stream) return (void *)-1;
         s = PyObject_GetAttr(stream, s_ptr);
         Py_DECREF(stream);
@@ -783,6 +786,79 @@ static PyObject *Dispatcher_bind(Dispatcher *d, PyObject *grid) {
     return (PyObject *)b;
 }
 
+/* --- KernelBase: kernel[grid] without a Python frame -------------------------------------------- */
+
+/* The base of tilec.kernel.JITFunction: `kernel[grid]` asks `_make_binder()` once for what binds
+ * a grid (a Dispatcher, whose bind this calls directly, or any callable) and keeps it in
+ * `_binder` (None: ask again). */
+typedef struct {
+    PyObject_HEAD
+    PyObject *binder;
+    PyObject *dict;
+} KernelBase;
+
+static PyObject *s_make_binder;
+
+static int KernelBase_traverse(KernelBase *self, visitproc visit, void *arg) {
+    Py_VISIT(self->binder);
+    Py_VISIT(self->dict);
+    return 0;
+}
+
+static int KernelBase_clear(KernelBase *self) {
+    Py_CLEAR(self->binder);
+    Py_CLEAR(self->dict);
+    return 0;
+}
+
+static void KernelBase_dealloc(KernelBase *self) {
+    PyObject_GC_UnTrack(self);
+    KernelBase_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *KernelBase_subscript(KernelBase *self, PyObject *grid) {
+    if (self->binder == NULL || self->binder == Py_None) {
+        PyObject *binder = PyObject_CallMethodNoArgs((PyObject *)self, s_make_binder);
+        if (!binder) return NULL;
+        Py_XSETREF(self->binder, binder);
+    }
+    if (Py_TYPE(self->binder) == &DispatcherType)
+        return Dispatcher_bind((Dispatcher *)self->binder, grid);
+    return PyObject_CallOneArg(self->binder, grid);
+}
+
+static PyObject *KernelBase_get_binder(KernelBase *self, void *closure) {
+    return Py_NewRef(self->binder ? self->binder : Py_None);
+}
+
+static int KernelBase_set_binder(KernelBase *self, PyObject *value, void *closure) {
+    Py_XSETREF(self->binder, Py_XNewRef(value));
+    return 0;
+}
+
+static PyGetSetDef KernelBase_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {"_binder", (getter)KernelBase_get_binder, (setter)KernelBase_set_binder,
+     "what binds a grid (None: _make_binder() is asked at the next kernel[grid])", NULL},
+    {NULL}};
+
+static PyMappingMethods KernelBase_mapping = {.mp_subscript = (binaryfunc)KernelBase_subscript};
+
+static PyTypeObject KernelBaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tilec._launch.KernelBase",
+    .tp_basicsize = sizeof(KernelBase),
+    .tp_dictoffset = offsetof(KernelBase, dict),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The base of @tilec.jit kernels: kernel[grid] in C",
+    .tp_new = PyType_GenericNew,
+    .tp_traverse = (traverseproc)KernelBase_traverse,
+    .tp_clear = (inquiry)KernelBase_clear,
+    .tp_dealloc = (destructor)KernelBase_dealloc,
+    .tp_as_mapping = &KernelBase_mapping,
+    .tp_getset = KernelBase_getset,
+};
+
 /* --- module ----------------------------------------------------------------------------------- */
 
 static PyObject *configure(PyObject *m, PyObject *args) {
@@ -848,7 +924,7 @@ static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "tilec._launch",
 
 PyMODINIT_FUNC PyInit__launch(void) {
     if (PyType_Ready(&LauncherType) < 0 || PyType_Ready(&DispatcherType) < 0 ||
-        PyType_Ready(&BoundLaunchType) < 0)
+        PyType_Ready(&BoundLaunchType) < 0 || PyType_Ready(&KernelBaseType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
@@ -858,13 +934,17 @@ PyMODINIT_FUNC PyInit__launch(void) {
     s_dtype = PyUnicode_InternFromString("dtype");
     s_data = PyUnicode_InternFromString("data");
     s_ptr = PyUnicode_InternFromString("ptr");
+    s_make_binder = PyUnicode_InternFromString("_make_binder");
+    if (!s_make_binder) return NULL;
     if (!array_types || !dtype_codes || !s_data_ptr || !s_dtype || !s_data || !s_ptr) return NULL;
     Py_INCREF(&LauncherType);
     Py_INCREF(&DispatcherType);
     Py_INCREF(&BoundLaunchType);
+    Py_INCREF(&KernelBaseType);
     if (PyModule_AddObject(m, "Launcher", (PyObject *)&LauncherType) < 0 ||
         PyModule_AddObject(m, "Dispatcher", (PyObject *)&DispatcherType) < 0 ||
-        PyModule_AddObject(m, "BoundLaunch", (PyObject *)&BoundLaunchType) < 0)
+        PyModule_AddObject(m, "BoundLaunch", (PyObject *)&BoundLaunchType) < 0 ||
+        PyModule_AddObject(m, "KernelBase", (PyObject *)&KernelBaseType) < 0)
         return NULL;
     return m;
 }

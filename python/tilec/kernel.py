@@ -37,7 +37,21 @@ def _is_constexpr_annotation(annotation) -> bool:
     return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
 
 
-class JITFunction:
+try:  # `kernel[grid]` in C, without a Python frame (the launch path's extension)
+    from tilec._launch import KernelBase as _KernelBase
+except ImportError:  # no C compiler when tilec was installed
+    class _KernelBase:
+        """`kernel[grid]` in Python: the binder `_make_binder` gives, asked once."""
+        _binder = None
+
+        def __getitem__(self, grid):
+            binder = self._binder
+            if binder is None:
+                binder = self._binder = self._make_binder()
+            return binder(grid)
+
+
+class JITFunction(_KernelBase):
     def __init__(self, fn, do_not_specialize=(), debug: bool | None = None,
                  noinline: bool = False, interpret: bool | None = None):
         self.fn = fn
@@ -164,13 +178,15 @@ class JITFunction:
 
     # --- launching -----------------------------------------------------------------------
 
-    def __getitem__(self, grid):
-        """`kernel[grid]`: a launch of this kernel over `grid`, made by the binder tilec.launch
-        gives this kernel on first use (kept in `launches`, which resetting clears)."""
-        bind = self.launches.get("bind")
-        if bind is None:
-            bind = self.launches["bind"] = _LAUNCHERS[0](self)
-        return bind(grid)
+    # `kernel[grid]` (_KernelBase) binds the grid with what `_make_binder` gives once.
+    def _make_binder(self):
+        return _LAUNCHERS[0](self)
+
+    def reset_launches(self) -> None:
+        """Forget the launch state (warm entries, launchers, the binder): the next launch
+        decides them again."""
+        self.launches.clear()
+        self._binder = None
 
     def __call__(self, *args, **kwargs):
         if interpreting():  # a helper called from an interpreted kernel runs as Python
@@ -180,12 +196,12 @@ class JITFunction:
 
 
 # `kernel[grid]`'s binders' factory, registered by tilec.launch, the layer that compiles and
-# launches: factory(kernel) -> bind, and kernel[grid] is bind(grid).
+# launches: factory(kernel) -> binder (a C Dispatcher, or a function of the grid).
 _LAUNCHERS: list = [None]
 
 
 def set_launcher(factory) -> None:
-    """Let `kernel[grid]` be `factory(kernel)(grid)`."""
+    """Let `kernel[grid]` bind `grid` with `factory(kernel)`."""
     _LAUNCHERS[0] = factory
 
 

@@ -43,7 +43,7 @@ def binder(fn: JITFunction):
     if not native_enabled():
         return lambda grid: Launch(fn, grid)
     dispatcher = fn.launches["native"] = _native_dispatcher(fn)
-    return dispatcher.bind
+    return dispatcher  # kernel[grid] calls its bind in C
 
 
 def _native_dispatcher(fn: JITFunction):

@@ -137,7 +137,7 @@ class FakeDriver(runtime.Driver):
     @property
     def cupy(self):
         return SimpleNamespace(cuda=SimpleNamespace(
-            get_current_stream=lambda: SimpleNamespace(ptr=CUPY_STREAM)))
+            get_current_stream=lambda device=-1: SimpleNamespace(ptr=CUPY_STREAM)))
 
     def native_functions(self) -> dict[str, int]:
         return {name: ctypes.cast(cb, ctypes.c_void_p).value for name, cb in zip(
@@ -183,7 +183,7 @@ def install(monkeypatch, *kernels) -> FakeDriver:
     monkeypatch.setattr(runtime, "DRIVER", fake)
     monkeypatch.delenv("TILEC_INTERPRET", raising=False)
     for kernel in kernels:
-        kernel.launches.clear()
+        kernel.reset_launches()
     if runtime.native is not None:
         functions = fake.native_functions()
         runtime.native.configure(functions["cuLaunchKernel"], functions["cuCtxGetCurrent"],
@@ -194,6 +194,6 @@ def install(monkeypatch, *kernels) -> FakeDriver:
 
 def uninstall(*kernels) -> None:
     for kernel in kernels:
-        kernel.launches.clear()
+        kernel.reset_launches()
     if runtime.native is not None:
         runtime.native.configure(0, 0, 0, None, None, LaunchError)

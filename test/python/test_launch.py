@@ -267,7 +267,7 @@ def test_a_refused_launch_is_a_launch_error(driver):
     driver.fail_with = "CUDA_ERROR_INVALID_VALUE"
     with pytest.raises(LaunchError):
         K.scale[(1,)](x, out, 64, 1.0, BLOCK=64)  # warm: the C path
-    K.scale.launches.clear()
+    K.scale.reset_launches()
     with pytest.raises(LaunchError, match="scale"):
         K.scale[(1,)](x, out, 64, 1.0, BLOCK=64)  # the Python path
 
