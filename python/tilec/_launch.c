@@ -215,6 +215,8 @@ typedef struct {
     PyObject *option_defaults; /* tuple */
     PyObject *slow;            /* (grid, args, kwargs) -> the Python path */
     PyObject *warm;            /* warm key -> (Launcher, stream kind) */
+    PyObject *last_key;        /* the key of the last warm launch, and its entry: a launch */
+    PyObject *last_entry;      /* whose key items are the same objects skips the lookup */
 } Dispatcher;
 
 static void Dispatcher_dealloc(Dispatcher *self) {
@@ -227,6 +229,8 @@ static void Dispatcher_dealloc(Dispatcher *self) {
     Py_XDECREF(self->option_defaults);
     Py_XDECREF(self->slow);
     Py_XDECREF(self->warm);
+    Py_XDECREF(self->last_key);
+    Py_XDECREF(self->last_entry);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -556,6 +560,19 @@ static void *stream_of(int torch, long device) {
 static PyObject *launch_with(Dispatcher *d, Launcher *l, int torch_stream, PyObject *grid,
                              PyObject **bound, Value *values, int nvalues);
 
+/* Whether two keys hold the same objects, item by item (then they are equal). */
+static int same_key(PyObject *a, PyObject *b) {
+    if (b == NULL || PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b)) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a); i++)
+        if (PyTuple_GET_ITEM(a, i) != PyTuple_GET_ITEM(b, i)) return 0;
+    return 1;
+}
+
+static void forget_last(Dispatcher *d) {
+    Py_CLEAR(d->last_key);
+    Py_CLEAR(d->last_entry);
+}
+
 static PyObject *launch(Dispatcher *d, PyObject *grid, PyObject *const *args, size_t nargsf,
                         PyObject *kwnames) {
     PyObject *bound[MAX_PARAMS], *options[16];
@@ -571,12 +588,18 @@ static PyObject *launch(Dispatcher *d, PyObject *grid, PyObject *const *args, si
         if (PyErr_Occurred()) return NULL;
         goto slow;
     }
-    PyObject *entry = PyDict_GetItemWithError(d->warm, key);
-    Py_DECREF(key);
+    PyObject *entry = same_key(key, d->last_key) ? d->last_entry : NULL;
     if (!entry) {
-        if (PyErr_Occurred()) return NULL;
-        goto slow;
+        entry = PyDict_GetItemWithError(d->warm, key);
+        if (!entry) {
+            Py_DECREF(key);
+            if (PyErr_Occurred()) return NULL;
+            goto slow;
+        }
+        Py_XSETREF(d->last_entry, Py_NewRef(entry));
+        Py_XSETREF(d->last_key, Py_NewRef(key));
     }
+    Py_DECREF(key);
     /* Held for the launch: the grid function or the loader run Python, which may drop it. */
     Launcher *l = (Launcher *)Py_NewRef(PyTuple_GET_ITEM(entry, 0));
     int torch_stream = (int)PyLong_AsLong(PyTuple_GET_ITEM(entry, 1));
@@ -675,6 +698,7 @@ static PyObject *Dispatcher_remember(Dispatcher *d, PyObject *a) {
         PyObject *key = warm_key(d, bound, options, values, &nvalues, &torch);
         if (!key && PyErr_Occurred()) goto done;
         if (key) {
+            forget_last(d);
             PyObject *entry = Py_BuildValue("(Oi)", launcher, torch_stream);
             int err = !entry || PyDict_SetItem(d->warm, key, entry) < 0;
             Py_XDECREF(entry);
@@ -710,6 +734,7 @@ static PyObject *Dispatcher_warm_key(Dispatcher *d, PyObject *a) {
 }
 
 static PyObject *Dispatcher_clear(Dispatcher *d, PyObject *unused) {
+    forget_last(d);
     PyDict_Clear(d->warm);
     Py_RETURN_NONE;
 }
@@ -795,6 +820,7 @@ typedef struct {
     PyObject_HEAD
     PyObject *binder;
     PyObject *dict;
+    PyObject *last_grid, *last_bound; /* kernel[grid] again with the same grid object */
 } KernelBase;
 
 static PyObject *s_make_binder;
@@ -802,12 +828,16 @@ static PyObject *s_make_binder;
 static int KernelBase_traverse(KernelBase *self, visitproc visit, void *arg) {
     Py_VISIT(self->binder);
     Py_VISIT(self->dict);
+    Py_VISIT(self->last_grid);
+    Py_VISIT(self->last_bound);
     return 0;
 }
 
 static int KernelBase_clear(KernelBase *self) {
     Py_CLEAR(self->binder);
     Py_CLEAR(self->dict);
+    Py_CLEAR(self->last_grid);
+    Py_CLEAR(self->last_bound);
     return 0;
 }
 
@@ -823,9 +853,16 @@ static PyObject *KernelBase_subscript(KernelBase *self, PyObject *grid) {
         if (!binder) return NULL;
         Py_XSETREF(self->binder, binder);
     }
-    if (Py_TYPE(self->binder) == &DispatcherType)
-        return Dispatcher_bind((Dispatcher *)self->binder, grid);
-    return PyObject_CallOneArg(self->binder, grid);
+    if (grid == self->last_grid) return Py_NewRef(self->last_bound);
+    PyObject *bound = Py_TYPE(self->binder) == &DispatcherType
+                          ? Dispatcher_bind((Dispatcher *)self->binder, grid)
+                          : PyObject_CallOneArg(self->binder, grid);
+    if (bound && (PyTuple_CheckExact(grid) || PyLong_CheckExact(grid))) {
+        /* an immutable grid: the same bound launch serves it again */
+        Py_XSETREF(self->last_grid, Py_NewRef(grid));
+        Py_XSETREF(self->last_bound, Py_NewRef(bound));
+    }
+    return bound;
 }
 
 static PyObject *KernelBase_get_binder(KernelBase *self, void *closure) {
@@ -834,6 +871,8 @@ static PyObject *KernelBase_get_binder(KernelBase *self, void *closure) {
 
 static int KernelBase_set_binder(KernelBase *self, PyObject *value, void *closure) {
     Py_XSETREF(self->binder, Py_XNewRef(value));
+    Py_CLEAR(self->last_grid);
+    Py_CLEAR(self->last_bound);
     return 0;
 }
 
