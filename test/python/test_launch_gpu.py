@@ -16,10 +16,10 @@ import launch_kernels as K
 
 pytestmark = pytest.mark.gpu
 cupy = pytest.importorskip("cupy")
-torch = pytest.importorskip("torch")
 
 
 def test_alternating_torch_cupy_ints_and_numpy_scalars_with_gc_churn():
+    torch = pytest.importorskip("torch")
     rng = random.Random(0)
     n = 4096
     base = np.arange(n, dtype=np.float32)
