@@ -4,7 +4,7 @@ After it runs, every `tile.load`, `tile.store`, `tile.atomic_rmw` and `tile.atom
 tensor of pointers has all its tensor operands (and its result) in the blocked layout
 `default_blocked(shape, num_warps, threads_per_warp, size_per_thread, order)` where
 - `order` starts with the dimension along which the pointers are most contiguous (axis analysis,
-  `passes/axis_info.py`; ties go to the dimension first in the current order), then the other
+  `analysis/axis_info.py`; ties go to the dimension first in the current order), then the other
   dimensions in their current order;
 - `size_per_thread` is 1 except along that dimension, where it is `vec`: the largest power of
   two with `vec` <= the pointers' contiguity, `vec * element bytes` <= 16 (a 128-bit access),

@@ -1,4 +1,4 @@
-"""The axis analysis (passes/axis_info.py): each transfer rule on small modules, and a random
+"""The axis analysis (analysis/axis_info.py): each transfer rule on small modules, and a random
 check that what it claims holds of the values the programs compute."""
 from __future__ import annotations
 
