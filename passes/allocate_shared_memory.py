@@ -4,8 +4,8 @@ After it runs, every op that uses shared memory carries `tilegpu.offset` and `ti
 (i32): each `tilegpu.local_alloc` (live from the alloc to its last use, through
 `memdesc_subview`s; a use inside a loop or branch keeps it live to the end of that op) and each
 op that needs scratch while it runs (`python/tilec/analysis/op_facts.py` says which and
-`analysis/shared_memory.py` how much: cross-warp reductions, scans, sorts, histograms, layout conversions across threads, atomics
-whose old value goes to replicas). Buffers whose lifetimes overlap get disjoint 16-byte-aligned
+`analysis/shared_memory.py` how much: cross-warp reductions, scans, sorts, histograms, layout
+conversions across threads, atomics whose old value goes to replicas). Buffers whose lifetimes overlap get disjoint 16-byte-aligned
 ranges; the others may share bytes. The module records the kernels' largest total in
 `tilegpu.shared_bytes` and, in `tilegpu.shared_largest`, the `file:line` of the largest buffer
 (the driver names it when the total exceeds the target).
