@@ -105,7 +105,8 @@ def run(fn: JITFunction, grid, args: tuple, kwargs: dict) -> CompiledKernel | No
 
 
 def launcher_of(fn: JITFunction, kernel: CompiledKernel, spec: tuple) -> Launcher:
-    """The kernel's Launcher (made, and its arguments checked, once per compiled kernel)."""
+    """The kernel's Launcher, made once per compiled kernel (CompiledKernels are not
+    hashable: they are kept by identity)."""
     launchers = fn.launches.setdefault("launchers", {})
     launcher = launchers.get(id(kernel))
     if launcher is None or launcher.kernel is not kernel:
@@ -122,7 +123,7 @@ def remember(fn: JITFunction, args: tuple, kwargs: dict, arguments: list, launch
     native_launcher = launcher.native() if dispatcher is not None else None
     if native_launcher is None:
         return
-    register_native_arrays(dispatcher, arguments, torch_arrays)
+    register_native_arrays(arguments, torch_arrays)
     dispatcher.remember(args, kwargs, native_launcher, int(torch_arrays))
 
 

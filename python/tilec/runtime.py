@@ -474,7 +474,7 @@ def _torch_stream():
     return getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
 
 
-def register_native_arrays(dispatcher, arguments: list, torch_arrays: bool) -> None:
+def register_native_arrays(arguments: list, torch_arrays: bool) -> None:
     """Tell the C launcher how to read the address of these arguments' array types: by
     `data_ptr()` (torch's tensors) or by `.data.ptr` (CuPy's arrays). Types it is not told of
     take the Python path."""

@@ -41,10 +41,6 @@ class OpFacts:
     builtins: tuple[str, ...] = ()
 
 
-def _facts(**kwargs) -> OpFacts:
-    return OpFacts(**kwargs)
-
-
 def _none(*builtins, **kwargs) -> OpFacts:
     return OpFacts(effects="none", builtins=builtins, **kwargs)
 

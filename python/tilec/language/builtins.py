@@ -190,8 +190,10 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
     if _u(boundary_check) or _u(padding_option):
         raise SemanticError("boundary_check and padding_option apply to block pointers, which "
                             "tilec does not have; use a mask")
-    return memory.load(_u(pointer), _u(mask), _u(other), const_value(cache_modifier, "cache_modifier"),
-                       const_value(eviction_policy, "eviction_policy"), const_value(volatile, "volatile"))
+    return memory.load(_u(pointer), _u(mask), _u(other),
+                       const_value(cache_modifier, "cache_modifier"),
+                       const_value(eviction_policy, "eviction_policy"),
+                       const_value(volatile, "volatile"))
 
 
 @builtin
@@ -312,22 +314,23 @@ def _tensors(input):
 @builtin
 def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None):
     inputs, many = _tensors(input)
-    results = reductions.reduce(inputs, const_value(axis, "axis"), _semantic.combine_function(combine_fn),
-                                bool(_u(keep_dims)))
+    results = reductions.reduce(inputs, const_value(axis, "axis"),
+                                _semantic.combine_function(combine_fn), bool(_u(keep_dims)))
     return tuple(results) if many else results[0]
 
 
 @builtin
 def associative_scan(input, axis, combine_fn, reverse=False, _semantic=None):
     inputs, many = _tensors(input)
-    results = reductions.scan(inputs, const_value(axis, "axis"), _semantic.combine_function(combine_fn),
-                              bool(_u(reverse)))
+    results = reductions.scan(inputs, const_value(axis, "axis"),
+                              _semantic.combine_function(combine_fn), bool(_u(reverse)))
     return tuple(results) if many else results[0]
 
 
 @builtin
 def sort(x, dim=None, descending=False, _semantic=None) -> tensor:
-    return reductions.sort(_u(x), const_value(dim, "dim"), bool(const_value(descending, "descending")))
+    return reductions.sort(_u(x), const_value(dim, "dim"),
+                           bool(const_value(descending, "descending")))
 
 
 @builtin
@@ -343,7 +346,8 @@ def histogram(input, num_bins, _semantic=None) -> tensor:
 @builtin
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=float32, _semantic=None) -> tensor:
-    return reductions.dot(_u(input), _u(other), _u(acc), const_value(input_precision, "input_precision"),
+    return reductions.dot(_u(input), _u(other), _u(acc),
+                          const_value(input_precision, "input_precision"),
                           const_value(allow_tf32, "allow_tf32"),
                           const_value(max_num_imprecise_acc, "max_num_imprecise_acc"),
                           dtype_value(out_dtype, "out_dtype"))
