@@ -28,6 +28,7 @@ typedef CUresult (*LaunchFn)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, CUstream, void **, void **);
 typedef CUresult (*CtxGetCurrentFn)(CUcontext *);
 typedef CUresult (*ErrorNameFn)(CUresult, const char **);
+typedef intptr_t (*StreamPtrFn)(int); /* CuPy's C function: device -> current stream */
 
 /* The slot kinds of runtime.SLOTS (Slot.native). */
 enum { SLOT_I1 = 1, SLOT_I32 = 2, SLOT_I64 = 3, SLOT_F32 = 4, SLOT_F64 = 5, SLOT_PTR = 6 };
@@ -45,6 +46,7 @@ static LaunchFn cu_launch = NULL;
 static CtxGetCurrentFn cu_ctx_get_current = NULL;
 static ErrorNameFn cu_error_name = NULL;
 static PyObject *cupy_current_stream = NULL; /* (device) -> Stream with .ptr */
+static StreamPtrFn cupy_stream_ptr = NULL;   /* or CuPy's C function, when given its capsule */
 static PyObject *torch_raw_stream = NULL;    /* (device) -> int */
 static PyObject *launch_error = NULL;        /* the exception class of failed launches */
 static PyObject *array_types = NULL;         /* type -> ARRAY_TORCH | ARRAY_CUPY */
@@ -216,12 +218,15 @@ typedef struct {
     PyObject *slow;            /* (grid, args, kwargs) -> the Python path */
     PyObject *warm;            /* warm key -> (Launcher, stream kind) */
     PyObject *last_key;        /* the key of the last warm launch, and its entry: a launch */
-    PyObject *last_entry;      /* whose key items are the same objects skips the lookup */
+    PyObject *last_entry;      /* whose codes, constexprs and options are the same (the same
+                                  objects) skips building its key and the lookup */
+    long *last_codes;          /* the codes of last_key, per parameter */
 } Dispatcher;
 
 static void Dispatcher_dealloc(Dispatcher *self) {
     free(self->is_constexpr);
     free(self->specialize);
+    free(self->last_codes);
     Py_XDECREF(self->names);
     Py_XDECREF(self->defaults);
     Py_XDECREF(self->empty);
@@ -277,7 +282,12 @@ static int Dispatcher_init(Dispatcher *self, PyObject *args, PyObject *kwds) {
     }
     self->is_constexpr = bool_list(constexprs, self->nparams);
     self->specialize = bool_list(specialize, self->nparams);
+    self->last_codes = (long *)calloc(self->nparams > 0 ? self->nparams : 1, sizeof(long));
     if (!self->is_constexpr || !self->specialize) return -1;
+    if (!self->last_codes) {
+        PyErr_NoMemory();
+        return -1;
+    }
     Py_INCREF(empty);
     self->empty = empty;
     Py_INCREF(slow);
@@ -329,40 +339,111 @@ static int bind(Dispatcher *d, PyObject *const *pos, Py_ssize_t npos, PyObject *
     return 1;
 }
 
-/* The array kind of type `t` (its registered type or a base of it), or -1. */
-static int array_kind(PyTypeObject *t) {
-    PyObject *kind = PyDict_GetItem(array_types, (PyObject *)t);
-    if (kind) return (int)PyLong_AsLong(kind);
-    PyObject *mro = t->tp_mro;
-    if (!mro) return -1;
-    for (Py_ssize_t i = 1; i < PyTuple_GET_SIZE(mro); i++) {
-        kind = PyDict_GetItem(array_types, PyTuple_GET_ITEM(mro, i));
-        if (kind) {
-            PyDict_SetItem(array_types, (PyObject *)t, kind); /* a subclass: remembered */
-            return (int)PyLong_AsLong(kind);
+/* An attribute read through its type's getset descriptor, called directly while the type is
+ * the one it was found on and unchanged (its version tag), else through PyObject_GetAttr. A
+ * getset is a data descriptor: no instance attribute can hide it. */
+typedef struct {
+    PyTypeObject *type; /* borrowed: a registered array type (held by array_types) or a type
+                           met on the last read (only compared, never dereferenced again) */
+    unsigned int version;
+    getter get;
+    void *closure;
+} FastAttr;
+
+static PyObject *fast_getattr(PyObject *obj, PyObject *name, FastAttr *cache) {
+    PyTypeObject *t = Py_TYPE(obj);
+    if (cache->type == t && cache->version != 0 && t->tp_version_tag == cache->version)
+        return cache->get(obj, cache->closure);
+    cache->type = NULL;
+    if (t->tp_getattro == PyObject_GenericGetAttr) {
+        PyObject *descr = _PyType_Lookup(t, name); /* borrowed; gives the type a version */
+        if (descr && Py_IS_TYPE(descr, &PyGetSetDescr_Type) && t->tp_version_tag != 0) {
+            PyGetSetDef *def = ((PyGetSetDescrObject *)descr)->d_getset;
+            if (def->get) {
+                cache->type = t;
+                cache->version = t->tp_version_tag;
+                cache->get = def->get;
+                cache->closure = def->closure;
+                return def->get(obj, def->closure);
+            }
         }
     }
-    return -1;
+    return PyObject_GetAttr(obj, name);
 }
+
+/* A registered array type (or a subclass of one) and how its arrays are read. */
+typedef struct {
+    PyTypeObject *type;
+    int kind;
+    FastAttr dtype, data, ptr; /* .dtype; CuPy's .data and its .ptr */
+} ArrayType;
+
+#define MAX_ARRAY_TYPES 16
+static ArrayType array_table[MAX_ARRAY_TYPES];
+static int narray_types = 0;
+static ArrayType spare_array_type; /* a type past the table: read without cached attributes */
+
+/* How arrays of type `t` are read (its registered type or a base of it), or NULL. */
+static ArrayType *array_type(PyTypeObject *t) {
+    for (int i = 0; i < narray_types; i++)
+        if (array_table[i].type == t) return &array_table[i];
+    PyObject *kind = PyDict_GetItem(array_types, (PyObject *)t);
+    PyObject *mro = t->tp_mro;
+    for (Py_ssize_t i = 1; !kind && mro && i < PyTuple_GET_SIZE(mro); i++) {
+        kind = PyDict_GetItem(array_types, PyTuple_GET_ITEM(mro, i));
+        if (kind && PyDict_SetItem(array_types, (PyObject *)t, kind) < 0) { /* a subclass */
+            PyErr_Clear();
+            kind = NULL;
+        }
+    }
+    if (!kind) return NULL;
+    /* array_types holds `t` now: the table's borrowed pointer stays valid */
+    ArrayType *entry = narray_types < MAX_ARRAY_TYPES ? &array_table[narray_types++]
+                                                       : &spare_array_type;
+    memset(entry, 0, sizeof *entry);
+    entry->type = t;
+    entry->kind = (int)PyLong_AsLong(kind);
+    return entry;
+}
+
+/* Array dtypes by identity (in front of dtype_codes, a dict by equality: numpy hashes a dtype
+ * by its fields, which costs more than the rest of reading an array). Held for good. */
+#define MAX_SEEN_DTYPES 64
+static PyObject *seen_dtypes[MAX_SEEN_DTYPES];
+static long seen_dtype_index[MAX_SEEN_DTYPES];
+static int nseen_dtypes = 0;
 
 static long dtype_index(PyObject *dtype) {
+    for (int i = 0; i < nseen_dtypes; i++)
+        if (seen_dtypes[i] == dtype) return seen_dtype_index[i];
     PyObject *index = PyDict_GetItemWithError(dtype_codes, dtype);
-    if (index) return PyLong_AsLong(index);
-    if (PyErr_Occurred()) return -1;
-    Py_ssize_t n = PyDict_Size(dtype_codes);
-    if (n >= 100) return -1; /* more dtypes than codes: the Python path */
-    PyObject *fresh = PyLong_FromSsize_t(n);
-    if (!fresh || PyDict_SetItem(dtype_codes, dtype, fresh) < 0) {
-        Py_XDECREF(fresh);
-        return -1;
+    long n;
+    if (index) {
+        n = PyLong_AsLong(index);
+    } else {
+        if (PyErr_Occurred()) return -1;
+        n = (long)PyDict_Size(dtype_codes);
+        if (n >= 100) return -1; /* more dtypes than codes: the Python path */
+        PyObject *fresh = PyLong_FromLong(n);
+        if (!fresh || PyDict_SetItem(dtype_codes, dtype, fresh) < 0) {
+            Py_XDECREF(fresh);
+            return -1;
+        }
+        Py_DECREF(fresh);
     }
-    Py_DECREF(fresh);
-    return (long)n;
+    if (nseen_dtypes < MAX_SEEN_DTYPES) {
+        seen_dtypes[nseen_dtypes] = Py_NewRef(dtype);
+        seen_dtype_index[nseen_dtypes++] = n;
+    }
+    return n;
 }
 
+/* Key codes: >= 0 for a runtime argument; constexprs have none. */
+#define NO_CODE (-1L)
+
 /* The key code of one runtime argument and its value: >= 0, or -1 when the Python path must
- * take the launch (no error set), or -2 with an error set. */
-static long runtime_code(PyObject *v, int specialize, Value *out) {
+ * take the launch (no error set), or -2 with an error set. *torch is set for a torch tensor. */
+static long runtime_code(PyObject *v, int specialize, Value *out, int *torch) {
     PyTypeObject *t = Py_TYPE(v);
     if (t == &PyBool_Type) {
         out->i = v == Py_True;
@@ -392,22 +473,23 @@ static long runtime_code(PyObject *v, int specialize, Value *out) {
         out->f = PyFloat_AS_DOUBLE(v);
         return CODE_FLOAT;
     }
-    int kind = array_kind(t);
-    if (kind < 0) return -1;
-    PyObject *ptr_obj, *dtype;
-    if (kind == ARRAY_TORCH) {
+    ArrayType *array = array_type(t);
+    if (!array) return PyErr_Occurred() ? -2 : -1;
+    PyObject *ptr_obj;
+    if (array->kind == ARRAY_TORCH) {
         ptr_obj = PyObject_CallMethodNoArgs(v, s_data_ptr);
+        *torch = 1;
     } else {
-        PyObject *data = PyObject_GetAttr(v, s_data);
+        PyObject *data = fast_getattr(v, s_data, &array->data);
         if (!data) return -2;
-        ptr_obj = PyObject_GetAttr(data, s_ptr);
+        ptr_obj = fast_getattr(data, s_ptr, &array->ptr);
         Py_DECREF(data);
     }
     if (!ptr_obj) return -2;
     unsigned long long ptr = PyLong_AsUnsignedLongLong(ptr_obj);
     Py_DECREF(ptr_obj);
     if (ptr == (unsigned long long)-1 && PyErr_Occurred()) return -2;
-    dtype = PyObject_GetAttr(v, s_dtype);
+    PyObject *dtype = fast_getattr(v, s_dtype, &array->dtype);
     if (!dtype) return -2;
     long index = dtype_index(dtype);
     Py_DECREF(dtype);
@@ -416,40 +498,48 @@ static long runtime_code(PyObject *v, int specialize, Value *out) {
     return ARRAY_CODE + 2 * index + (specialize && (ptr % 16 == 0));
 }
 
-/* The warm key of bound arguments, filling `values` for runtime parameters (in order) and
- * *torch when a torch tensor is among them. NULL without an error: the Python path. */
-static PyObject *warm_key(Dispatcher *d, PyObject **bound, PyObject **options, Value *values,
-                          int *nvalues, int *torch) {
-    PyObject *key = PyTuple_New(d->nparams + d->noptions);
-    if (!key) return NULL;
+/* The key codes of bound arguments (NO_CODE for constexprs), filling `values` for runtime
+ * parameters (in order) and *torch when a torch tensor is among them. 1: done; 0: the Python
+ * path (no error set); -1: error. */
+static int key_codes(Dispatcher *d, PyObject **bound, long *codes, Value *values, int *nvalues,
+                     int *torch) {
     int n = 0;
     *torch = 0;
     for (int i = 0; i < d->nparams; i++) {
-        PyObject *item;
-        if (d->is_constexpr[i]) {
-            item = bound[i];
-            Py_INCREF(item);
-        } else {
-            long code = runtime_code(bound[i], d->specialize[i], &values[n++]);
-            if (code < 0) {
-                Py_DECREF(key);
-                return NULL;
-            }
-            if (code >= ARRAY_CODE && array_kind(Py_TYPE(bound[i])) == ARRAY_TORCH) *torch = 1;
-            item = PyLong_FromLong(code);
-            if (!item) {
-                Py_DECREF(key);
-                return NULL;
-            }
+        codes[i] = NO_CODE;
+        if (d->is_constexpr[i]) continue;
+        long code = runtime_code(bound[i], d->specialize[i], &values[n++], torch);
+        if (code < 0) return code == -1 ? 0 : -1;
+        codes[i] = code;
+    }
+    *nvalues = n;
+    return 1;
+}
+
+/* The warm key: per parameter the constexpr value or the code, then the launch options. */
+static PyObject *key_tuple(Dispatcher *d, PyObject **bound, PyObject **options,
+                           const long *codes) {
+    PyObject *key = PyTuple_New(d->nparams + d->noptions);
+    if (!key) return NULL;
+    for (int i = 0; i < d->nparams; i++) {
+        PyObject *item = codes[i] == NO_CODE ? Py_NewRef(bound[i]) : PyLong_FromLong(codes[i]);
+        if (!item) {
+            Py_DECREF(key);
+            return NULL;
         }
         PyTuple_SET_ITEM(key, i, item);
     }
-    for (int i = 0; i < d->noptions; i++) {
-        Py_INCREF(options[i]);
-        PyTuple_SET_ITEM(key, d->nparams + i, options[i]);
-    }
-    *nvalues = n;
+    for (int i = 0; i < d->noptions; i++)
+        PyTuple_SET_ITEM(key, d->nparams + i, Py_NewRef(options[i]));
     return key;
+}
+
+/* The warm key of bound arguments (see key_codes); NULL without an error: the Python path. */
+static PyObject *warm_key(Dispatcher *d, PyObject **bound, PyObject **options, Value *values,
+                          int *nvalues, int *torch) {
+    long codes[MAX_PARAMS];
+    if (key_codes(d, bound, codes, values, nvalues, torch) <= 0) return NULL;
+    return key_tuple(d, bound, options, codes);
 }
 
 static int read_dims(PyObject *g, unsigned dims[3]) {
@@ -531,25 +621,21 @@ static int interpreting(Dispatcher *d) {
 }
 
 /* The caller's current stream; (void *)-1 with an error set, (void *)-2 when the getter is not
- * there (the Python path then launches). */
+ * there (the Python path then launches). The device is given: CuPy need not ask the runtime. */
 static void *stream_of(int torch, long device) {
     PyObject *s;
+    if (!torch && cupy_stream_ptr) {
+        intptr_t p = cupy_stream_ptr((int)device);
+        if (p == -1 && PyErr_Occurred()) return (void *)-1;
+        return (void *)p;
+    }
     PyObject *getter = torch ? torch_raw_stream : cupy_current_stream;
     if (getter == NULL || !PyCallable_Check(getter)) return (void *)-2;
-    if (torch) {
-        PyObject *dev = PyLong_FromLong(device);
-        if (!dev) return (void *)-1;
-        s = PyObject_CallOneArg(torch_raw_stream, dev);
-        Py_DECREF(dev);
-    } else {
-        PyObject *dev = PyLong_FromLong(device); /* given: CuPy need not ask the runtime */
-        if (!dev) return (void *)-1;
-        PyObject *stream = PyObject_CallOneArg(cupy_current_stream, dev);
-        Py_DECREF(dev);
-        if (!stream) return (void *)-1;
-        s = PyObject_GetAttr(stream, s_ptr);
-        Py_DECREF(stream);
-    }
+    PyObject *dev = PyLong_FromLong(device);
+    if (!dev) return (void *)-1;
+    s = PyObject_CallOneArg(getter, dev);
+    Py_DECREF(dev);
+    if (s && !torch) Py_SETREF(s, PyObject_GetAttr(s, s_ptr));
     if (!s) return (void *)-1;
     unsigned long long p = PyLong_AsUnsignedLongLong(s);
     Py_DECREF(s);
@@ -560,11 +646,16 @@ static void *stream_of(int torch, long device) {
 static PyObject *launch_with(Dispatcher *d, Launcher *l, int torch_stream, PyObject *grid,
                              PyObject **bound, Value *values, int nvalues);
 
-/* Whether two keys hold the same objects, item by item (then they are equal). */
-static int same_key(PyObject *a, PyObject *b) {
-    if (b == NULL || PyTuple_GET_SIZE(a) != PyTuple_GET_SIZE(b)) return 0;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a); i++)
-        if (PyTuple_GET_ITEM(a, i) != PyTuple_GET_ITEM(b, i)) return 0;
+/* Whether these arguments give the last warm launch's key: the same codes, and the same
+ * constexpr and option objects (then the keys are equal). */
+static int same_as_last(Dispatcher *d, PyObject **bound, PyObject **options, const long *codes) {
+    if (d->last_key == NULL) return 0;
+    for (int i = 0; i < d->nparams; i++) {
+        if (codes[i] != d->last_codes[i]) return 0;
+        if (codes[i] == NO_CODE && bound[i] != PyTuple_GET_ITEM(d->last_key, i)) return 0;
+    }
+    for (int i = 0; i < d->noptions; i++)
+        if (options[i] != PyTuple_GET_ITEM(d->last_key, d->nparams + i)) return 0;
     return 1;
 }
 
@@ -583,13 +674,14 @@ static PyObject *launch(Dispatcher *d, PyObject *grid, PyObject *const *args, si
     int b = bind(d, args, npos, kwnames, args + npos, bound, options);
     if (b < 0) return NULL;
     if (b == 0) goto slow;
-    PyObject *key = warm_key(d, bound, options, values, &nvalues, &torch);
-    if (!key) {
-        if (PyErr_Occurred()) return NULL;
-        goto slow;
-    }
-    PyObject *entry = same_key(key, d->last_key) ? d->last_entry : NULL;
+    long codes[MAX_PARAMS];
+    int c = key_codes(d, bound, codes, values, &nvalues, &torch);
+    if (c < 0) return NULL;
+    if (c == 0) goto slow;
+    PyObject *entry = same_as_last(d, bound, options, codes) ? d->last_entry : NULL;
     if (!entry) {
+        PyObject *key = key_tuple(d, bound, options, codes);
+        if (!key) return NULL;
         entry = PyDict_GetItemWithError(d->warm, key);
         if (!entry) {
             Py_DECREF(key);
@@ -597,9 +689,9 @@ static PyObject *launch(Dispatcher *d, PyObject *grid, PyObject *const *args, si
             goto slow;
         }
         Py_XSETREF(d->last_entry, Py_NewRef(entry));
-        Py_XSETREF(d->last_key, Py_NewRef(key));
+        Py_XSETREF(d->last_key, key);
+        memcpy(d->last_codes, codes, sizeof(long) * d->nparams);
     }
-    Py_DECREF(key);
     /* Held for the launch: the grid function or the loader run Python, which may drop it. */
     Launcher *l = (Launcher *)Py_NewRef(PyTuple_GET_ITEM(entry, 0));
     int torch_stream = (int)PyLong_AsLong(PyTuple_GET_ITEM(entry, 1));
@@ -900,15 +992,22 @@ static PyTypeObject KernelBaseType = {
 
 /* --- module ----------------------------------------------------------------------------------- */
 
+/* The signature Cython gives the capsule of `cdef intptr_t get_stream_ptr(int)`. */
+#define CUPY_STREAM_SIGNATURE "intptr_t (int)"
+
 static PyObject *configure(PyObject *m, PyObject *args) {
     unsigned long long launch_addr, ctx_addr, error_addr;
-    PyObject *cupy_stream, *torch_stream, *error;
-    if (!PyArg_ParseTuple(args, "KKKOOO", &launch_addr, &ctx_addr, &error_addr, &cupy_stream,
-                          &torch_stream, &error))
+    PyObject *cupy_stream, *torch_stream, *error, *cupy_capsule = Py_None;
+    if (!PyArg_ParseTuple(args, "KKKOOO|O", &launch_addr, &ctx_addr, &error_addr, &cupy_stream,
+                          &torch_stream, &error, &cupy_capsule))
         return NULL;
     cu_launch = (LaunchFn)launch_addr;
     cu_ctx_get_current = (CtxGetCurrentFn)ctx_addr;
     cu_error_name = error_addr ? (ErrorNameFn)error_addr : NULL;
+    /* another signature (another CuPy): the Python getter serves */
+    cupy_stream_ptr = PyCapsule_IsValid(cupy_capsule, CUPY_STREAM_SIGNATURE)
+                          ? (StreamPtrFn)PyCapsule_GetPointer(cupy_capsule, CUPY_STREAM_SIGNATURE)
+                          : NULL;
     Py_XSETREF(cupy_current_stream, Py_NewRef(cupy_stream));
     Py_XSETREF(torch_raw_stream, Py_NewRef(torch_stream));
     Py_XSETREF(launch_error, Py_NewRef(error));
@@ -942,13 +1041,16 @@ static PyObject *register_array_type(PyObject *m, PyObject *args) {
         return NULL;
     }
     Py_DECREF(k);
+    narray_types = 0; /* the table is filled again from array_types */
     Py_RETURN_NONE;
 }
 
 static PyMethodDef module_methods[] = {
     {"configure", configure, METH_VARARGS,
      "configure(cuLaunchKernel, cuCtxGetCurrent, cuGetErrorName, cupy_current_stream, "
-     "torch_raw_stream, launch_error): the driver functions (addresses) and stream getters"},
+     "torch_raw_stream, launch_error[, cupy_capsule]): the driver functions (addresses) and "
+     "stream getters; cupy_capsule, CuPy's C function get_stream_ptr, serves for the first "
+     "where its signature is (intptr_t (int))"},
     {"configured", configured, METH_NOARGS, "whether configure gave the driver's functions"},
     {"set_torch_stream", set_torch_stream, METH_O,
      "set_torch_stream(getter): torch's (device) -> current raw stream"},

@@ -463,8 +463,17 @@ def native_ready() -> bool:
     except (OSError, AttributeError, ImportError):
         return False
     native.configure(functions["cuLaunchKernel"], functions["cuCtxGetCurrent"],
-                     functions["cuGetErrorName"], cupy_stream, _torch_stream(), LaunchError)
+                     functions["cuGetErrorName"], cupy_stream, _torch_stream(), LaunchError,
+                     _cupy_stream_capsule())
     return True
+
+
+def _cupy_stream_capsule():
+    """The capsule of CuPy's C function `get_stream_ptr(device)` (its Cython C API), where the
+    imported CuPy exports one: the C launcher reads CuPy's current stream through it without a
+    Python call, once it has checked the capsule's signature."""
+    module = sys.modules.get("cupy_backends.cuda.stream")
+    return getattr(module, "__pyx_capi__", {}).get("get_stream_ptr")
 
 
 def _torch_stream():

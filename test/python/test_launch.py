@@ -6,10 +6,12 @@ the moment of the call, whether it took the Python path (tilec/launch.py) or the
 """
 from __future__ import annotations
 
+import ctypes
 import gc
 import itertools
 import random
 import threading
+import types
 
 import numpy as np
 import pytest
@@ -285,3 +287,67 @@ def test_without_the_extension_every_launch_takes_the_python_path(driver, monkey
 def test_host_arrays_are_refused_with_advice(driver):
     with pytest.raises(TypeError, match="host memory.*TILEC_INTERPRET=1"):
         K.scale[(1,)](np.zeros(8, np.float32), FakeCupyArray(8), 8, 1.0, BLOCK=8)
+
+
+# --- what the C path reads fast, read right ----------------------------------------------------
+
+STREAM_FN = ctypes.CFUNCTYPE(ctypes.c_ssize_t, ctypes.c_int)
+
+
+def capsule(function, name: bytes):
+    """A PyCapsule holding a C function pointer under `name`, as Cython exports one."""
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype, new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_char_p,
+                                                   ctypes.c_void_p]
+    return new(ctypes.cast(function, ctypes.c_void_p), name, None)
+
+
+@pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
+@pytest.mark.parametrize("signature, via_capsule", [(b"intptr_t (int)", True),
+                                                    (b"intptr_t (void)", False)])
+def test_cupy_streams_are_read_through_cupys_c_function_of_the_right_signature(
+        driver, signature, via_capsule):
+    asked = []
+
+    @STREAM_FN
+    def stream_of(device):
+        asked.append(device)
+        return 0x7000 + device
+
+    keep = capsule(stream_of, signature)
+    functions = driver.native_functions()
+    runtime.native.configure(functions["cuLaunchKernel"], functions["cuCtxGetCurrent"],
+                             functions["cuGetErrorName"], driver.cupy.cuda.get_current_stream,
+                             lambda device: TORCH_STREAM, LaunchError, keep)
+    x, out = FakeCupyArray(64), FakeCupyArray(64)
+    for _ in range(3):
+        K.scale[(1,)](x, out, 64, 1.0, BLOCK=64)
+    warm = [r.stream for r in driver.launches if r.path == "native"]
+    device = driver.current_device()
+    assert warm == ([0x7000 + device] * 2 if via_capsule else [CUPY_STREAM] * 2)
+    assert asked == ([device] * 2 if via_capsule else [])
+
+
+@pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
+def test_an_array_type_changed_after_launching_is_read_afresh(driver):
+    """The C path reads `dtype` through the getset descriptor of the array's type while the
+    type is unchanged; a class given another `dtype` later is read through it."""
+
+    class GetsetArray(np.ndarray):  # dtype: NumPy's getset descriptor, as CuPy's
+        @property
+        def data(self):
+            return types.SimpleNamespace(ptr=self.ctypes.data)
+
+        @property
+        def __cuda_array_interface__(self):
+            return {"data": (self.ctypes.data, False), "shape": self.shape,
+                    "typestr": self.dtype.str, "version": 3}
+
+    x, out = (np.zeros(64, np.float32).view(GetsetArray) for _ in range(2))
+    for _ in range(2):
+        K.scale[(1,)](x, out, 64, 1.0, BLOCK=64)
+    GetsetArray.dtype = property(lambda self: np.dtype(np.float16))
+    for _ in range(2):
+        K.scale[(1,)](x, out, 64, 1.0, BLOCK=64)
+    assert [r.path for r in driver.launches] == ["python", "native"] * 2
+    assert len(driver.kernels) == 2  # the float16 kernel was compiled and loaded

@@ -67,3 +67,55 @@ def test_parameters_named_like_options_and_no_parameters():
     assert (cupy.asnumpy(out) == 402).all()
     K.no_params[(4,)]()
     cupy.cuda.runtime.deviceSynchronize()
+
+
+@pytest.fixture(params=["C path", "Python path"])
+def launch_path(request, monkeypatch):
+    """Warm launches through the C extension, or every launch through the Python path."""
+    if request.param == "Python path":
+        monkeypatch.setenv("TILEC_NATIVE_LAUNCH", "0")
+    K.scale.reset_launches()
+    yield request.param
+    K.scale.reset_launches()
+
+
+def test_launches_are_captured_on_cupys_current_stream(launch_path):
+    """A launch goes to the caller's current CuPy stream: under stream capture it is recorded
+    into the graph, not run (on any other stream it would run, or fail the capture)."""
+    n = 1024
+    x = cupy.arange(n, dtype=cupy.float32)
+    K.scale[(4,)](x, cupy.zeros_like(x), n, 2.0, BLOCK=256)  # compiled and loaded, warm
+    cupy.cuda.runtime.deviceSynchronize()
+    out = cupy.zeros_like(x)
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        stream.begin_capture()
+        for _ in range(2):
+            K.scale[(4,)](x, out, n, 2.0, BLOCK=256)
+        graph = stream.end_capture()
+    stream.synchronize()
+    assert int(cupy.count_nonzero(out)) == 0, "the captured launches ran"
+    graph.launch(stream)
+    stream.synchronize()
+    cupy.testing.assert_array_equal(out, x * 2)
+
+
+def test_launches_are_captured_on_torchs_current_stream(launch_path):
+    torch = pytest.importorskip("torch")
+    n = 1024
+    x = torch.arange(n, dtype=torch.float32, device="cuda")
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):  # warmed up on a side stream, as torch asks before capture
+        K.scale[(4,)](x, torch.zeros_like(x), n, 2.0, BLOCK=256)
+        K.scale[(4,)](x, torch.zeros_like(x), n, 2.0, BLOCK=256)
+    torch.cuda.synchronize()
+    out = torch.zeros_like(x)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(2):
+            K.scale[(4,)](x, out, n, 2.0, BLOCK=256)
+    torch.cuda.synchronize()
+    assert int(torch.count_nonzero(out)) == 0, "the captured launches ran"
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(out, x * 2)
