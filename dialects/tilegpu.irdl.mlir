@@ -50,6 +50,17 @@ irdl.dialect @tilegpu {
     irdl.parameters(vec: %vec, per_phase: %per_phase, max_phase: %max_phase, order: %order)
   }
 
+  // The layout wgmma reads (and TMA writes): column blocks `swizzle` bytes wide along the
+  // fastest dimension, one after another; inside a block, 16-byte chunks of each row XOR-ed
+  // with (row / (128 / swizzle)) % (swizzle / 16) (the hardware's 32/64/128-byte swizzle);
+  // element_bits: the width of the elements; `order` lists dimensions fastest-varying first.
+  irdl.attribute @nvmma_shared {
+    %swizzle = irdl.base "#builtin.integer"
+    %element_bits = irdl.base "#builtin.integer"
+    %order = irdl.base "#builtin.array"
+    irdl.parameters(swizzle: %swizzle, element_bits: %element_bits, order: %order)
+  }
+
   // A buffer in shared memory: !tilegpu.memdesc<[2, 64, 64], f16, #tilegpu.shared<...>, true>
   // (shape, element type, layout, mutable).
   irdl.type @memdesc {
@@ -143,5 +154,28 @@ irdl.dialect @tilegpu {
   }
 
   irdl.operation @barrier {
+  }
+
+  // c + a * b on wgmma: A [M, K] and B [K, N] read from shared memory (NVMMA layouts), the
+  // accumulator and result in an mma version-3 layout. Each warpgroup computes its rows and
+  // columns of the result; its instructions over all of K are one asynchronous group, which
+  // the op waits for before its result is read.
+  irdl.operation @warpgroup_dot {
+    %a = irdl.base @tilegpu::@memdesc
+    %b = irdl.base @tilegpu::@memdesc
+    %c = irdl.base "!builtin.tensor"
+    %p_tf32 = irdl.is "tf32"
+    %p_tf32x3 = irdl.is "tf32x3"
+    %p_ieee = irdl.is "ieee"
+    %precision = irdl.any_of(%p_tf32, %p_tf32x3, %p_ieee)
+    %max_imprecise = irdl.base "#builtin.integer"
+    irdl.attributes { "input_precision" = %precision, "max_num_imprecise_acc" = %max_imprecise }
+    irdl.operands(a: %a, b: %b, c: %c)
+    irdl.results(result: %c)
+  }
+
+  // Orders this thread's earlier generic-proxy writes of shared memory before later reads by
+  // the async proxy (wgmma, TMA): fence.proxy.async.shared::cta.
+  irdl.operation @fence_async_shared {
   }
 }

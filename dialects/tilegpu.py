@@ -157,7 +157,62 @@ class SharedLayout:
         return cls(vec, per_phase, max_phase, tuple(order))
 
 
-Layout = BlockedLayout | SliceLayout | MmaLayout | DotOperandLayout | SharedLayout
+@dataclass(frozen=True)
+class NvmmaSharedLayout:
+    """The shared layout wgmma reads through matrix descriptors (and TMA writes): the tile is
+    cut along its fastest dimension (`order[0]`) into column blocks `swizzle` bytes wide,
+    stored one after another; inside a block, rows of `swizzle` bytes have their 16-byte
+    chunks XOR-ed with (row / (128 / swizzle)) % (swizzle / 16), which is the hardware's
+    swizzle of address bits [4, 7) by bits [7, 10) once the buffer is aligned to
+    8 * 128 bytes. `element_bits` is the width of the elements it holds."""
+    swizzle: int
+    element_bits: int
+    order: tuple[int, ...]
+
+    def __post_init__(self):
+        _normalize_ints(self, "order")
+        _check_order(self, self.order)
+        if self.swizzle not in (32, 64, 128):
+            raise ValueError(f"nvmma_shared swizzle must be 32, 64 or 128 bytes, got "
+                             f"{self.swizzle}")
+        if self.element_bits not in (8, 16, 32):
+            raise ValueError(f"nvmma_shared element_bits must be 8, 16 or 32, got "
+                             f"{self.element_bits}")
+
+    @property
+    def rank(self) -> int:
+        return len(self.order)
+
+    # The swizzle inside a column block, in the terms of SharedLayout.
+    @property
+    def vec(self) -> int:
+        return 128 // self.element_bits
+
+    @property
+    def per_phase(self) -> int:
+        return 128 // self.swizzle
+
+    @property
+    def max_phase(self) -> int:
+        return self.swizzle // 16
+
+    @property
+    def block_width(self) -> int:
+        """Elements of a column block along the fastest dimension."""
+        return self.swizzle * 8 // self.element_bits
+
+    def text(self) -> str:
+        return (f"#tilegpu.nvmma_shared<{self.swizzle} : i32, {self.element_bits} : i32, "
+                f"{ints(self.order)}>")
+
+    @classmethod
+    def from_params(cls, params: list[str]) -> "NvmmaSharedLayout":
+        swizzle, bits, order = (to_value(p) for p in params)
+        return cls(swizzle, bits, tuple(order))
+
+
+Layout = (BlockedLayout | SliceLayout | MmaLayout | DotOperandLayout | SharedLayout |
+          NvmmaSharedLayout)
 
 _LAYOUTS = {
     "#tilegpu.blocked": BlockedLayout,
@@ -165,6 +220,7 @@ _LAYOUTS = {
     "#tilegpu.mma": MmaLayout,
     "#tilegpu.dot_operand": DotOperandLayout,
     "#tilegpu.shared": SharedLayout,
+    "#tilegpu.nvmma_shared": NvmmaSharedLayout,
 }
 
 
@@ -200,7 +256,7 @@ class MemDesc:
 
     shape: tuple[int, ...]
     element_type: str
-    layout: SharedLayout
+    layout: "SharedLayout | NvmmaSharedLayout"
     mutable: bool = True
 
     def __post_init__(self):
@@ -288,3 +344,13 @@ def async_wait(num: int, tokens: list[ir.Value] = ()) -> ir.Value:
 
 def barrier() -> ir.Operation:
     return _create("barrier")
+
+
+def warpgroup_dot(a: ir.Value, b: ir.Value, c: ir.Value, attributes) -> ir.Value:
+    """c + a * b on wgmma (`attributes`: the tile.dot's input_precision and
+    max_num_imprecise_acc)."""
+    return _create("warpgroup_dot", [c.type], [a, b, c], dict(attributes)).result
+
+
+def fence_async_shared() -> ir.Operation:
+    return _create("fence_async_shared")

@@ -1,6 +1,14 @@
 """tilegpu-accelerate-matmul: every `tile.dot` in the layouts its instructions need.
 
-After it runs, each `tile.dot` is in one of two forms, which convert-tilegpu-to-llvm lowers:
+After it runs, each `tile.dot` is in one of three forms, which convert-tilegpu-to-llvm lowers:
+- **wgmma** (sm_90): fp16/bf16 dots whose result has a multiple of 64 rows per warpgroup
+  (4 warps) and K a multiple of 16 become `tilegpu.warpgroup_dot`: A and B are written to shared
+  buffers in `#tilegpu.nvmma_shared` layouts (the widest of the 128/64/32-byte swizzles their
+  fastest dimension, kept from the value's layout, takes), a `tilegpu.fence_async_shared`
+  follows the writes, and the accumulator has an `#tilegpu.mma<[3, 0], [wm, wn], [16, n]>`
+  layout: warpgroups go along M while each keeps 64 rows, the rest along N, an instruction
+  spanning a warpgroup's n columns (at most 256; an N-major B tile must not straddle a swizzle
+  block, analysis/wgmma.py). Other dots, and every dot of an sm_80 target, take the next form.
 - **tensor cores** (`mma.sync`, sm_80 and later): the result (accumulator) has an
   `#tilegpu.mma<[2, 0], [wm, wn], [16, 8]>` layout, A and B `#tilegpu.dot_operand` layouts of it
   with `k_width` = elements per 32-bit register (2 for fp16/bf16, 1 for tf32, 4 for int8). Used
@@ -31,8 +39,10 @@ from mlir import ir
 from mlir.dialects import arith
 
 from tilec.analysis.layouts import layout_order
+from tilec.analysis.wgmma import instruction_fits, nvmma_layout
 from tilec.dialects import tile, tilegpu
-from tilec.dialects.tilegpu import BlockedLayout, DotOperandLayout, MemDesc, MmaLayout, SharedLayout
+from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
+                                    NvmmaSharedLayout, SharedLayout)
 from tilec.passbase import Option, Pass, ops_in, register
 
 MMA_INSTR = (16, 8)  # m, n of mma.sync; k = 8 * k_width
@@ -64,6 +74,26 @@ def mma_warps(m: int, n: int, num_warps: int) -> tuple[int, int]:
     return wm, wn
 
 
+WGMMA_ROWS = 64  # rows of one wgmma instruction: one warpgroup (4 warps)
+WGMMA_MAX_N = 256
+
+
+def wgmma_shape(m: int, n: int, num_warps: int) -> tuple[tuple[int, int], int] | None:
+    """(warps_per_cta [wm, wn], the instruction's N) of a wgmma dot of an [m, n] result, or
+    None when wgmma cannot take it: warpgroups (4 warps stacked along M) go along M while each
+    keeps 64 rows, the rest along N; an instruction spans a warpgroup's columns, up to 256."""
+    if num_warps % 4 or m % WGMMA_ROWS:
+        return None
+    groups = num_warps // 4
+    groups_m = 1
+    while groups_m < groups and m % (WGMMA_ROWS * groups_m * 2) == 0:
+        groups_m *= 2
+    wn = groups // groups_m
+    if n % (8 * wn):
+        return None
+    return (4 * groups_m, wn), min(n // wn, WGMMA_MAX_N)
+
+
 def fma_operand_layouts(layout: BlockedLayout, k: int) -> tuple[BlockedLayout, BlockedLayout]:
     """Blocked layouts of A [.., M, K] and B [.., K, N] for an FMA dot whose result is in
     `layout`: the result's distribution of M (N), with all of K in each thread's registers."""
@@ -90,15 +120,48 @@ def _stage(operands: list[tuple[ir.Value, DotOperandLayout]], before: ir.Operati
     buffers = []
     with ir.InsertionPoint(before), before.location:
         for value, _ in operands:
-            source = tilegpu.tensor_layout(value.type)
             shape = list(value.type.shape)
             element = tile.element_type(value.type)
-            order = layout_order(source) if isinstance(source, BlockedLayout) else (1, 0)
-            shared = operand_shared_layout(shape, order, max(element.width // 8, 1))
+            shared = operand_shared_layout(shape, _source_order(value),
+                                           max(element.width // 8, 1))
             desc = MemDesc(tuple(shape), str(element), shared, False)
             buffers.append(tilegpu.local_alloc(desc, value))
         return [tilegpu.local_load(buffer, tilegpu.with_layout(value.type, layout))
                 for buffer, (value, layout) in zip(buffers, operands)]
+
+
+def _stage_nvmma(operands: list[tuple[ir.Value, NvmmaSharedLayout]],
+                 before: ir.Operation) -> list[ir.Value]:
+    """Each value written to a shared buffer in its NVMMA layout (wgmma reads it there), then
+    a proxy fence: the writes are generic, wgmma's reads asynchronous."""
+    with ir.InsertionPoint(before), before.location:
+        buffers = [tilegpu.local_alloc(MemDesc(tuple(value.type.shape),
+                                               str(tile.element_type(value.type)), layout,
+                                               False), value)
+                   for value, layout in operands]
+        tilegpu.fence_async_shared()
+    return buffers
+
+
+def _source_order(value: ir.Value) -> tuple[int, ...]:
+    source = tilegpu.tensor_layout(value.type)
+    return layout_order(source) if isinstance(source, BlockedLayout) else (1, 0)
+
+
+def wgmma_operand_layouts(a: ir.Value, b: ir.Value) -> list[NvmmaSharedLayout] | None:
+    """The NVMMA layouts staging a dot's A and B for wgmma, each with the fastest dimension of
+    the value's own layout (so copies into it stay contiguous), or None where wgmma cannot read
+    one (fp16/bf16 only, for now)."""
+    layouts = []
+    for value in (a, b):
+        element = tile.element_type(value.type)
+        if str(element) not in ("f16", "bf16"):
+            return None
+        found = nvmma_layout(list(value.type.shape), _source_order(value), 16)
+        if found is None:
+            return None
+        layouts.append(found)
+    return layouts
 
 
 def _convert(value: ir.Value, layout, before: ir.Operation) -> ir.Value:
@@ -142,7 +205,18 @@ class AccelerateMatmul(Pass):
         kw = mma_k_width(tile.element_type(a.type), tile.element_type(c.type), precision)
         use_mma = (arch >= 80 and kw is not None and len(shape) == 2 and shape[0] >= 16 and
                    shape[1] >= 8 and k >= 8 * kw)
-        if use_mma:
+        wgmma = None
+        if use_mma and arch >= 90 and k % 16 == 0:
+            found = wgmma_shape(shape[0], shape[1], num_warps)
+            layouts = wgmma_operand_layouts(a, b)
+            if found is not None and layouts is not None and \
+                    instruction_fits(layouts[0], 1, WGMMA_ROWS) and \
+                    instruction_fits(layouts[1], 0, found[1]):
+                (warps, n), wgmma = found, layouts
+                c_layout = MmaLayout((3, 0), warps, (16, n))
+        if wgmma is not None:
+            pass
+        elif use_mma:
             mma = MmaLayout((2, 0), mma_warps(shape[0], shape[1], num_warps), MMA_INSTR)
             a_layout = DotOperandLayout(0, mma, kw)
             b_layout = DotOperandLayout(1, mma, kw)
@@ -152,7 +226,9 @@ class AccelerateMatmul(Pass):
             c_layout = old
         else:
             return  # already rewritten (or a layout this pass does not know): leave it
-        if use_mma:  # operands are staged in shared memory (where ldmatrix reads them)
+        if wgmma is not None:  # read by wgmma from shared memory
+            a_smem, b_smem = _stage_nvmma([(a, wgmma[0]), (b, wgmma[1])], op)
+        elif use_mma:  # operands are staged in shared memory (where ldmatrix reads them)
             op.operands[0], op.operands[1] = _stage([(a, a_layout), (b, b_layout)], op)
         else:
             op.operands[0] = _convert(a, a_layout, op)
@@ -161,17 +237,28 @@ class AccelerateMatmul(Pass):
         acc = _convert(c, c_layout, op)
         if wide:  # products are summed in fp32
             acc = _elementwise_cast(acc, ir.F32Type.get(), op)
-        op.operands[2] = acc
-        if c_layout == old and not wide:
-            return
-        result.set_type(acc.type)
-        uses = [(use.owner, use.operand_number) for use in result.uses]
-        after = list(op.block.operations)
-        index = [o.operation for o in after].index(op)
-        anchor = after[index + 1].operation
-        value = result
+        if wgmma is not None:
+            with ir.InsertionPoint(op), op.location:
+                replacement = tilegpu.warpgroup_dot(a_smem, b_smem, acc, {
+                    name: op.attributes[name]
+                    for name in ("input_precision", "max_num_imprecise_acc")})
+            uses = [(use.owner, use.operand_number) for use in result.uses]
+            anchor = op
+        else:
+            op.operands[2] = acc
+            if c_layout == old and not wide:
+                return
+            result.set_type(acc.type)
+            uses = [(use.owner, use.operand_number) for use in result.uses]
+            after = list(op.block.operations)
+            index = [o.operation for o in after].index(op)
+            anchor = after[index + 1].operation
+            replacement = result
+        value = replacement
         if wide:
             value = _elementwise_cast(value, tile.element_type(c.type), anchor)
         value = _convert(value, old, anchor)
         for owner, number in uses:
             owner.operands[number] = value
+        if wgmma is not None:
+            op.erase()

@@ -5,8 +5,9 @@ After it runs, every op that uses shared memory carries `tilegpu.offset` and `ti
 `memdesc_subview`s; a use inside a loop or branch keeps it live to the end of that op) and each
 op that needs scratch while it runs (`python/tilec/analysis/op_facts.py` says which and
 `analysis/shared_memory.py` how much: cross-warp reductions, scans, sorts, histograms, layout
-conversions across threads, atomics whose old value goes to replicas). Buffers whose lifetimes overlap get disjoint 16-byte-aligned
-ranges; the others may share bytes. The module records the kernels' largest total in
+conversions across threads, atomics whose old value goes to replicas). Buffers whose lifetimes
+overlap get disjoint ranges, 16-byte aligned (buffers in an NVMMA layout, which wgmma reads, on
+their swizzle's period: 1024 bytes for the 128-byte swizzle); the others may share bytes. The module records the kernels' largest total in
 `tilegpu.shared_bytes` and, in `tilegpu.shared_largest`, the `file:line` of the largest buffer
 (the driver names it when the total exceeds the target).
 
@@ -24,7 +25,10 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.analysis.op_facts import scratch_bytes
-from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR, aligned, memdesc_bytes
+from tilec.analysis.shared_memory import (ALIGNMENT, BYTES_ATTR, OFFSET_ATTR, aligned,
+                                         memdesc_bytes)
+from tilec.analysis.wgmma import swizzle_period
+from tilec.dialects.tilegpu import MemDesc, NvmmaSharedLayout
 from tilec.diagnostics import file_line_col
 from tilec.passbase import Pass, register
 
@@ -36,6 +40,7 @@ class Buffer:
     start: int  # first and last op index (program order) of its lifetime
     end: int
     offset: int = 0
+    align: int = ALIGNMENT
 
     def overlaps_in_time(self, other: "Buffer") -> bool:
         return self.start <= other.end and other.start <= self.end
@@ -97,7 +102,7 @@ def _buffers(func_op: ir.Operation) -> list[Buffer]:
         index = numbering.start[op]
         if op.name == "tilegpu.local_alloc":
             buffers.append(Buffer(op, memdesc_bytes(op.results[0].type), index,
-                                  _last_use(op, numbering)))
+                                  _last_use(op, numbering), align=_alignment(op)))
             continue
         with op.context:
             size = scratch_bytes(op)
@@ -106,13 +111,22 @@ def _buffers(func_op: ir.Operation) -> list[Buffer]:
     return buffers
 
 
+def _alignment(alloc: ir.Operation) -> int:
+    """A buffer wgmma reads starts on its swizzle's period (its descriptors then need no base
+    offset); the others on 16 bytes."""
+    layout = MemDesc.from_type(alloc.results[0].type).layout
+    if isinstance(layout, NvmmaSharedLayout):
+        return max(ALIGNMENT, swizzle_period(layout))
+    return ALIGNMENT
+
+
 def assign_offsets(buffers: list[Buffer]) -> int:
-    """Give each buffer the lowest aligned offset clear of every placed buffer live at the
-    same time, largest buffers first; returns the bytes needed."""
+    """Give each buffer the lowest offset on its alignment clear of every placed buffer live
+    at the same time, largest buffers first; returns the bytes needed."""
     placed: list[Buffer] = []
     for buffer in sorted(buffers, key=lambda b: (-b.size, b.start)):
         rivals = [p for p in placed if p.overlaps_in_time(buffer)]
-        candidates = sorted({0} | {aligned(p.offset + p.size) for p in rivals})
+        candidates = sorted({0} | {aligned(p.offset + p.size, buffer.align) for p in rivals})
         for offset in candidates:
             if all(offset + buffer.size <= p.offset or p.offset + p.size <= offset
                    for p in rivals):

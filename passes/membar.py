@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from tilec.analysis.op_facts import SHARED_ALLOC, SHARED_COPY, SHARED_READ, SHARED_WRITE, facts
+from tilec.analysis.op_facts import (SHARED_ALLOC, SHARED_COPY, SHARED_READ, SHARED_WRITE,
+                                     buffer_operands, facts)
 from tilec.analysis.shared_memory import BYTES_ATTR, FREE_SLOT_ATTR, OFFSET_ATTR
 from tilec.passbase import Pass, register
 
@@ -104,8 +105,8 @@ def accesses(op: ir.Operation) -> tuple[list[Interval], list[Interval], Pending]
             return [], [], Pending(copies=frozenset([rng]))
         return [], [rng], Pending(copies=frozenset([rng]))
     if access == SHARED_READ:
-        rng = _buffer_range(op.operands[found.buffer_operand])
-        return [rng], [], Pending(reads=frozenset([rng]))
+        ranges = [_buffer_range(op.operands[i]) for i in buffer_operands(found)]
+        return ranges, [], Pending(reads=frozenset(ranges))
     if OFFSET_ATTR in op.attributes:  # scratch: written first, read last
         rng = _own_range(op)
         return [], [rng], Pending(reads=frozenset([rng]))

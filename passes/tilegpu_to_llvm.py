@@ -30,7 +30,7 @@ def _kernel_module_text(name: str, arg_types: list[ir.Type], threads: int,
     args = ", ".join(f"%arg{i}: {t} {where}" for i, t in enumerate(arg_types))
     return (f"gpu.module @kernels {{\n"
             f"  llvm.mlir.global external @global_smem() {{addr_space = 3 : i32, "
-            f"alignment = 16 : i64}} : !llvm.array<0 x i8> {where}\n"
+            f"alignment = 1024 : i64}} : !llvm.array<0 x i8> {where}\n"
             f"  gpu.func @{name}({args}) kernel attributes "
             f"{{known_block_size = array<i32: {threads}, 1, 1>}} {{\n"
             f"    gpu.return {where}\n  }} {where}\n}} {where}")

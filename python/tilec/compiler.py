@@ -143,7 +143,8 @@ STAGES = (
         "tilegpu-allocate-shared-memory,tilegpu-membar")),
     Stage("llvm", lambda options: "convert-tilegpu-to-llvm,cse"),
     Stage("ptx", lambda options: (
-        "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,convert-arith-to-llvm,canonicalize,"
+        "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,convert-nvvm-to-llvm,"
+        "convert-arith-to-llvm,canonicalize,"
         f"cse),nvvm-attach-target{{chip={_chip(options)} features=+ptx80 O=3 "
         f"l={find_libdevice()}}},reconcile-unrealized-casts,gpu-module-to-binary{{format=isa}}")),
 )

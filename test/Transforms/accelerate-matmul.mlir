@@ -1,6 +1,6 @@
 // RUN: tilec-opt %s --split-input-file --tilegpu-accelerate-matmul | filecheck %s
 
-// fp16 x fp16 -> fp32, 128x128x32 on 4 warps: tensor cores. Warps split M and N 2 x 2 (8 and
+// fp16 x fp16 -> fp32, 128x128x32 on 4 warps of an sm_80 target: mma.sync. Warps split M and N 2 x 2 (8 and
 // 16 instruction tiles per dimension). A and B are written to swizzled shared buffers (16-byte
 // vectors of 8 fp16; A's rows of 64 bytes share a 128-byte line by twos, so the swizzle phase
 // changes every 2 rows over 4 phases; B's rows of 256 bytes change phase every row over 8),
@@ -16,7 +16,7 @@
 // CHECK-NEXT: [[R:%.*]] = "tilegpu.convert_layout"([[D]]) : ({{.*}}) -> tensor<128x128xf32, #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>>
 // CHECK-NEXT: "tile.store"(%arg3, [[R]])
 #b = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:80"} {
   func.func @fp16(%a: tensor<128x32xf16, #b>, %b: tensor<32x128xf16, #b>, %c: tensor<128x128xf32, #b>, %p: tensor<128x128x!tile.ptr<f32, 1 : i32>, #b>) {
     %d = "tile.dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x32xf16, #b>, tensor<32x128xf16, #b>, tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b>
     "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<128x128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128x128xf32, #b>) -> ()
@@ -26,15 +26,15 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
 
 // -----
 
-// The instruction per type: fp32 with tf32 precision takes m16n8k8 (1 element per register),
-// int8 -> int32 m16n8k32 (4 per register), bf16 2 per register. A tall block (256 x 16 on 4
-// warps) gives all warps to M.
+// The mma.sync instruction per type (sm_80): fp32 with tf32 precision takes m16n8k8 (1
+// element per register), int8 -> int32 m16n8k32 (4 per register), bf16 2 per register. A tall
+// block (256 x 16 on 4 warps) gives all warps to M.
 // CHECK-LABEL: func.func @types
 // CHECK: "tile.dot"{{.*}}dot_operand<0 : i32, {{.*}}, 1 : i32>{{.*}} -> tensor<64x64xf32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>>
 // CHECK: "tile.dot"{{.*}}dot_operand<0 : i32, {{.*}}, 4 : i32>{{.*}} -> tensor<64x64xi32, #tilegpu.mma<[2, 0], [2, 2], [16, 8]>>
 // CHECK: "tile.dot"{{.*}}dot_operand<0 : i32, {{.*}}, 2 : i32>{{.*}} -> tensor<256x16xf32, #tilegpu.mma<[2, 0], [4, 1], [16, 8]>>
 #b = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:80"} {
   func.func @types(%f: tensor<64x64xf32, #b>, %i: tensor<64x64xi8, #b>, %ci: tensor<64x64xi32, #b>, %h: tensor<256x16xbf16, #b>, %hb: tensor<16x16xbf16, #b>, %ch: tensor<256x16xf32, #b>) {
     %d1 = "tile.dot"(%f, %f, %f) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf32, #b>, tensor<64x64xf32, #b>, tensor<64x64xf32, #b>) -> tensor<64x64xf32, #b>
     %d2 = "tile.dot"(%i, %i, %ci) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xi8, #b>, tensor<64x64xi8, #b>, tensor<64x64xi32, #b>) -> tensor<64x64xi32, #b>
@@ -48,8 +48,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
 
 // -----
 
-// An fp16 accumulator on tensor cores: widened to fp32 around the dot (the products are summed
-// in fp32, as the interpreter does) and narrowed back for its users.
+// An fp16 accumulator on tensor cores (mma.sync, sm_80): widened to fp32 around the dot (the
+// products are summed in fp32, as the interpreter does) and narrowed back for its users.
 // CHECK-LABEL: func.func @fp16_acc
 // CHECK: [[C:%.*]] = "tilegpu.convert_layout"(%arg1) : ({{.*}}) -> tensor<64x64xf16, [[MMA:#tilegpu.mma<[^>]*>]]>
 // CHECK-NEXT: [[W:%.*]] = arith.extf [[C]] : tensor<64x64xf16, [[MMA]]> to tensor<64x64xf32, [[MMA]]>
@@ -57,7 +57,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
 // CHECK-NEXT: [[N:%.*]] = arith.truncf [[D]] : tensor<64x64xf32, [[MMA]]> to tensor<64x64xf16, [[MMA]]>
 // CHECK-NEXT: "tilegpu.convert_layout"([[N]]) : (tensor<64x64xf16, [[MMA]]>) -> tensor<64x64xf16, #tilegpu.blocked
 #b = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:80"} {
   func.func @fp16_acc(%a: tensor<64x64xf16, #b>, %c: tensor<64x64xf16, #b>, %p: tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>) {
     %d = "tile.dot"(%a, %a, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf16, #b>, tensor<64x64xf16, #b>, tensor<64x64xf16, #b>) -> tensor<64x64xf16, #b>
     "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<64x64xf16, #b>) -> ()
@@ -84,6 +84,82 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
   func.func @fma(%a: tensor<64x16xf32, #b>, %b: tensor<16x64xf32, #b>, %c: tensor<64x64xf32, #b>, %a8: tensor<8x16xf16, #b>, %b8: tensor<16x64xf16, #b>, %c8: tensor<8x64xf32, #b>) {
     %d = "tile.dot"(%a, %b, %c) {input_precision = "ieee", max_num_imprecise_acc = 0 : i32} : (tensor<64x16xf32, #b>, tensor<16x64xf32, #b>, tensor<64x64xf32, #b>) -> tensor<64x64xf32, #b>
     %e = "tile.dot"(%a8, %b8, %c8) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<8x16xf16, #b>, tensor<16x64xf16, #b>, tensor<8x64xf32, #b>) -> tensor<8x64xf32, #b>
+    return
+  }
+}
+
+// -----
+
+// sm_90: wgmma. The same fp16 dot as @fp16 on 4 warps (one warpgroup: 4 warps along M, one
+// m64n128k16 instruction spans the 128 columns, two cover the rows). A and B are written to
+// shared buffers in NVMMA layouts with the fastest dimension of their values: A's rows of 32
+// fp16 (64 bytes) take the 64-byte swizzle, B's of 128 (256 bytes) two column blocks of the
+// 128-byte one; a proxy fence orders those generic writes before wgmma's reads, and
+// warpgroup_dot replaces tile.dot. An fp16 accumulator is widened around it as for mma.sync.
+// CHECK-LABEL: func.func @wgmma_fp16
+// CHECK: [[SA:%.*]] = "tilegpu.local_alloc"(%arg0) : ({{.*}}) -> !tilegpu.memdesc<[128, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>
+// CHECK-NEXT: [[SB:%.*]] = "tilegpu.local_alloc"(%arg1) : ({{.*}}) -> !tilegpu.memdesc<[32, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+// CHECK-NEXT: "tilegpu.fence_async_shared"() : () -> ()
+// CHECK-NEXT: [[C:%.*]] = "tilegpu.convert_layout"(%arg2) : ({{.*}}) -> tensor<128x128xf32, #tilegpu.mma<[3, 0], [4, 1], [16, 128]>>
+// CHECK-NEXT: [[D:%.*]] = "tilegpu.warpgroup_dot"([[SA]], [[SB]], [[C]]) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : ({{.*}}) -> tensor<128x128xf32, #tilegpu.mma<[3, 0], [4, 1], [16, 128]>>
+// CHECK-NEXT: [[R:%.*]] = "tilegpu.convert_layout"([[D]]) : ({{.*}}) -> tensor<128x128xf32, #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>>
+// CHECK-NEXT: "tile.store"(%arg3, [[R]])
+// CHECK-NOT: "tile.dot"
+// CHECK-LABEL: func.func @wgmma_fp16_acc
+// CHECK: [[W:%.*]] = arith.extf {{.*}} to tensor<64x64xf32, [[MMA:#tilegpu.mma<.3, 0.[^>]*>]]>
+// CHECK-NEXT: [[D:%.*]] = "tilegpu.warpgroup_dot"({{.*}}, {{.*}}, [[W]])
+// CHECK-NEXT: arith.truncf [[D]] : tensor<64x64xf32, [[MMA]]> to tensor<64x64xf16, [[MMA]]>
+#b = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
+  func.func @wgmma_fp16(%a: tensor<128x32xf16, #b>, %b: tensor<32x128xf16, #b>, %c: tensor<128x128xf32, #b>, %p: tensor<128x128x!tile.ptr<f32, 1 : i32>, #b>) {
+    %d = "tile.dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x32xf16, #b>, tensor<32x128xf16, #b>, tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<128x128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128x128xf32, #b>) -> ()
+    return
+  }
+  func.func @wgmma_fp16_acc(%a: tensor<64x64xf16, #b>, %c: tensor<64x64xf16, #b>, %p: tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>) {
+    %d = "tile.dot"(%a, %a, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf16, #b>, tensor<64x64xf16, #b>, tensor<64x64xf16, #b>) -> tensor<64x64xf16, #b>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<64x64xf16, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// wgmma's shape from the block and the warps: on 8 warps (two warpgroups) a 128-row block
+// puts both warpgroups along M (warps [8, 1], one m64n256 instruction per warpgroup and K
+// step); a 64-row block has rows for one, so the second takes the other half of N (warps
+// [4, 2], n = 128). A B whose values run fastest along K (a transposed view: order [0, 1])
+// stays K-major in shared memory; bf16 is read as fp16 is.
+// CHECK-LABEL: func.func @wgmma_shapes
+// CHECK: "tilegpu.warpgroup_dot"{{.*}} -> tensor<128x256xf32, #tilegpu.mma<[3, 0], [8, 1], [16, 256]>>
+// CHECK: "tilegpu.local_alloc"(%arg4) : ({{.*}}) -> !tilegpu.memdesc<[64, 256], bf16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [0, 1]>, false>
+// CHECK: "tilegpu.warpgroup_dot"{{.*}} -> tensor<64x256xf32, #tilegpu.mma<[3, 0], [4, 2], [16, 128]>>
+#b = #tilegpu.blocked<[1, 8], [4, 8], [8, 1], [1, 0]>
+#t = #tilegpu.blocked<[8, 1], [8, 4], [1, 8], [0, 1]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90"} {
+  func.func @wgmma_shapes(%a: tensor<128x64xf16, #b>, %b: tensor<64x256xf16, #b>, %c: tensor<128x256xf32, #b>,
+                          %a2: tensor<64x64xbf16, #b>, %b2: tensor<64x256xbf16, #t>, %c2: tensor<64x256xf32, #b>) {
+    %d = "tile.dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x64xf16, #b>, tensor<64x256xf16, #b>, tensor<128x256xf32, #b>) -> tensor<128x256xf32, #b>
+    %e = "tile.dot"(%a2, %b2, %c2) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xbf16, #b>, tensor<64x256xbf16, #t>, tensor<64x256xf32, #b>) -> tensor<64x256xf32, #b>
+    return
+  }
+}
+
+// -----
+
+// What wgmma cannot take stays on mma.sync on sm_90: fewer than 64 rows (a warpgroup's
+// instruction) and, for now, tf32 and int8 operands.
+// CHECK-LABEL: func.func @mma_sync_on_sm90
+// CHECK-COUNT-3: "tile.dot"{{.*}} -> tensor<{{.*}}, #tilegpu.mma<[2, 0]
+// CHECK-NOT: warpgroup_dot
+#b = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
+  func.func @mma_sync_on_sm90(%a: tensor<32x64xf16, #b>, %b: tensor<64x64xf16, #b>, %c: tensor<32x64xf32, #b>,
+                              %c8: tensor<64x64xf32, #b>,
+                              %f: tensor<64x64xf32, #b>, %i: tensor<64x64xi8, #b>, %ci: tensor<64x64xi32, #b>) {
+    %d1 = "tile.dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<32x64xf16, #b>, tensor<64x64xf16, #b>, tensor<32x64xf32, #b>) -> tensor<32x64xf32, #b>
+    %d3 = "tile.dot"(%f, %f, %c8) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf32, #b>, tensor<64x64xf32, #b>, tensor<64x64xf32, #b>) -> tensor<64x64xf32, #b>
+    %d4 = "tile.dot"(%i, %i, %ci) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xi8, #b>, tensor<64x64xi8, #b>, tensor<64x64xi32, #b>) -> tensor<64x64xi32, #b>
     return
   }
 }

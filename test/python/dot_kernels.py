@@ -130,3 +130,48 @@ def dot_3d(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexp
     b = tl.load(b_ptr + offs_b * (K * N) + offs_kb * N + offs_n)
     c = tl.dot(a, b)
     tl.store(c_ptr + offs_b * (M * N) + offs_m * N + offs_n, c)
+
+
+@tilec.jit
+def chained_dot(a_ptr, b_ptr, c_ptr, out_ptr, M, N, K, P, BLOCK_M: tl.constexpr,
+                BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_P: tl.constexpr):
+    """OUT = (A @ B).to(fp16) @ C for contiguous A [M, K], B [K, N], C [N, P]: one BLOCK_M rows
+    of OUT per program, the first product's N and the second's P in one block each (the
+    chained form of attention's P @ V)."""
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    offs_p = tl.arange(0, BLOCK_P)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        kk = k * BLOCK_K + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * K + kk[None, :],
+                    mask=(offs_m[:, None] < M) & (kk[None, :] < K), other=0)
+        b = tl.load(b_ptr + kk[:, None] * N + offs_n[None, :],
+                    mask=(kk[:, None] < K) & (offs_n[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc)
+    c = tl.load(c_ptr + offs_n[:, None] * P + offs_p[None, :],
+                mask=(offs_n[:, None] < N) & (offs_p[None, :] < P), other=0)
+    out = tl.dot(acc.to(tl.float16), c)
+    tl.store(out_ptr + offs_m[:, None] * P + offs_p[None, :], out,
+             mask=(offs_m[:, None] < M) & (offs_p[None, :] < P))
+
+
+@tilec.jit
+def matmul_acc_in(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """C += A @ B with C [M, N] contiguous fp32: the accumulator starts as C's tile (acc=)."""
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    c_ptrs = c_ptr + offs_m[:, None] * N + offs_n[None, :]
+    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    acc = tl.load(c_ptrs, mask=c_mask, other=0)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        kk = k * BLOCK_K + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * stride_am + kk[None, :] * stride_ak,
+                    mask=(offs_m[:, None] < M) & (kk[None, :] < K), other=0)
+        b = tl.load(b_ptr + kk[:, None] * stride_bk + offs_n[None, :] * stride_bn,
+                    mask=(kk[:, None] < K) & (offs_n[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc=acc)
+    tl.store(c_ptrs, acc, mask=c_mask)

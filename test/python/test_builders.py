@@ -22,6 +22,7 @@ BLOCKED_1D = tg.BlockedLayout((4,), (32,), (4,), (0,))
 BLOCKED = tg.BlockedLayout((1, 4), (8, 4), (4, 1), (1, 0))
 BLOCKED_3D = tg.BlockedLayout((1, 1, 4), (1, 4, 8), (2, 2, 1), (2, 1, 0))
 MMA = tg.MmaLayout((2, 0), (2, 2), (16, 8))
+WGMMA = tg.MmaLayout((3, 0), (4, 1), (16, 64))
 DOT_A = tg.DotOperandLayout(0, MMA, 2)
 DOT_B = tg.DotOperandLayout(1, MMA, 2)
 SHARED = tg.SharedLayout(8, 1, 8, (1, 0))
@@ -276,7 +277,7 @@ def build_tilegpu_module() -> tuple[ir.Module, dict]:
     """Every `tilegpu` op, on tensors with layouts and shared-memory buffers."""
     seen = {}
 
-    def body(x, ptrs, mask, acc, stage):
+    def body(x, ptrs, mask, acc, stage, x64, wacc):
         s = seen
         s["to_mma"] = tg.convert_layout(acc, BLOCKED)
         s["back"] = tg.convert_layout(s["to_mma"], MMA)
@@ -298,11 +299,18 @@ def build_tilegpu_module() -> tuple[ir.Module, dict]:
         s["wait"] = tg.async_wait(1, [s["group"]])
         s["wait_all"] = tg.async_wait(0)
         s["barrier"] = tg.barrier()
+        nvmma = tg.NvmmaSharedLayout(128, 16, (1, 0))
+        s["wa"] = tg.local_alloc(tg.MemDesc((64, 64), "f16", nvmma, mutable=False), x64)
+        s["fence"] = tg.fence_async_shared()
+        s["wgmma"] = tg.warpgroup_dot(s["wa"], s["wa"], wacc, {
+            "input_precision": ir.StringAttr.get("tf32"),
+            "max_num_imprecise_acc": ir.IntegerAttr.get(i32(), 0)})
         s["dealloc"] = tg.local_dealloc(s["buf"])
         tg.local_dealloc(s["init"])
 
     args = [tensor([64, 32], f16(), BLOCKED), tensor([64, 32], tile.ptr_type(f16()), BLOCKED),
-            tensor([64, 32], i1(), BLOCKED), tensor([64, 64], f32(), MMA), i32()]
+            tensor([64, 32], i1(), BLOCKED), tensor([64, 64], f32(), MMA), i32(),
+            tensor([64, 64], f16(), BLOCKED), tensor([64, 64], f32(), WGMMA)]
     return build(args, body), seen
 
 
@@ -338,6 +346,10 @@ def test_tilegpu_types_and_operands(ctx):
     assert len(s["group"].owner.operands) == 3 and len(s["empty_group"].owner.operands) == 0
     assert attr(s["wait"], "num") == "1 : i32" and len(s["wait_all"].owner.operands) == 0
     assert len(s["barrier"].operands) == 0 and len(s["barrier"].results) == 0
+    assert tg.MemDesc.from_type(s["wa"].type).layout == tg.NvmmaSharedLayout(128, 16, (1, 0))
+    assert s["wgmma"].type == s["wgmma"].owner.operands[2].type
+    assert attr(s["wgmma"].owner, "input_precision") == '"tf32"'
+    assert len(s["fence"].operands) == 0 and len(s["fence"].results) == 0
 
 
 def test_builders_keep_layouts_of_typed_operands(ctx):

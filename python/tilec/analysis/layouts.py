@@ -191,11 +191,29 @@ _ACC_LANES = [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)]
 
 
 def _mma_to_linear(layout: MmaLayout, shape: tuple[int, ...]) -> LinearLayout:
+    if layout.version[0] == 3:
+        return _wgmma_to_linear(layout, shape)
     if layout.version[0] != 2 or tuple(layout.instr_shape) != (16, 8) or len(shape) != 2:
         raise NotImplementedError(f"linear layout of {layout.text()}")
     wm, wn = layout.warps_per_cta
     return _fit(shape, _ACC_REGISTERS, _ACC_LANES, _mma_warps(layout, True, True),
                 [(1, 8 * wn), (0, 16 * wm)])
+
+
+def _wgmma_to_linear(layout: MmaLayout, shape: tuple[int, ...]) -> LinearLayout:
+    """The accumulator of wgmma m64nNk (version 3, instr_shape [16, N]): each warp of a
+    warpgroup holds 16 rows in the mma.sync pattern, repeated every 8 columns across the N
+    columns of one instruction (registers d0..d(N/2-1) in the instruction's order: the low two
+    register bits are column + 1 and row + 8, the others step 8 columns); the warpgroup's 4
+    warps stack 64 rows, further warps go along M (wm) then N (wn); instructions repeat along N
+    by N * wn, then along M by 16 * wm."""
+    m, n = layout.instr_shape
+    wm, wn = layout.warps_per_cta
+    if m != 16 or len(shape) != 2 or wm % 4 or n % 8:
+        raise NotImplementedError(f"linear layout of {layout.text()}")
+    registers = _ACC_REGISTERS + [(0, 8 << i) for i in range(_log2(n // 8))]
+    return _fit(shape, registers, _ACC_LANES, _mma_warps(layout, True, True),
+                [(1, n * wn), (0, 16 * wm)])
 
 
 def _dot_operand_to_linear(layout: DotOperandLayout, shape: tuple[int, ...]) -> LinearLayout:
@@ -257,10 +275,17 @@ def register_run(linear: LinearLayout, dim: int) -> int:
 
 
 def _slice_order(layout: SliceLayout) -> tuple[int, ...]:
-    parent = layout.parent
-    order = parent.order if isinstance(parent, BlockedLayout) else _slice_order(parent)
+    order = layout_order(layout.parent)
     return tuple(d - (d > layout.dim) for d in order if d != layout.dim)
 
 
 def layout_order(layout: Layout) -> tuple[int, ...]:
-    return layout.order if isinstance(layout, BlockedLayout) else _slice_order(layout)
+    """Dimensions fastest-varying first. An mma accumulator's consecutive registers step its
+    columns, a dot operand's K (B's rows)."""
+    if isinstance(layout, BlockedLayout):
+        return layout.order
+    if isinstance(layout, SliceLayout):
+        return _slice_order(layout)
+    if isinstance(layout, DotOperandLayout) and layout.op_idx == 1:
+        return (0, 1)
+    return tuple(range(layout.rank - 1, -1, -1))

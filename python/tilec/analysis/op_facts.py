@@ -5,7 +5,7 @@ Per op:
   "read" (it reads memory: unused it is erased unless volatile, never merged), "write" (it
   changes memory or the machine's state: always kept, in order);
 - `access`: the memory it touches (`GLOBAL_*` for tilegpu-coalesce, `SHARED_*` with
-  `buffer_operand`, the memdesc it touches, for tilegpu-membar);
+  `buffer_operand`, the memdesc (or memdescs) it touches, for tilegpu-membar);
 - `scratch`: the bytes of shared memory it needs while it runs (tilegpu-allocate-shared-memory
   gives them, tilegpu-membar fences them), or None;
 - `recompute`: cheap enough that tilegpu-remove-layout-conversions recomputes it in another
@@ -35,7 +35,7 @@ SHARED_READ, SHARED_WRITE, SHARED_COPY, SHARED_ALLOC = ("shared-read", "shared-w
 class OpFacts:
     effects: str = "none"
     access: str | None = None
-    buffer_operand: int | None = None
+    buffer_operand: int | tuple[int, ...] | None = None
     scratch: Callable[[ir.Operation], int] | None = None
     recompute: bool = False
     builtins: tuple[str, ...] = ()
@@ -92,6 +92,8 @@ OP_FACTS: dict[str, OpFacts] = {
     "tilegpu.async_commit_group": _write(),
     "tilegpu.async_wait": _write(),
     "tilegpu.barrier": _write("debug_barrier"),
+    "tilegpu.warpgroup_dot": OpFacts(effects="read", access=SHARED_READ, buffer_operand=(0, 1)),
+    "tilegpu.fence_async_shared": _write(),
 }
 
 _UPSTREAM_PURE = ("arith", "math")
@@ -99,6 +101,12 @@ _UPSTREAM_PURE = ("arith", "math")
 
 def facts(op: ir.Operation) -> OpFacts | None:
     return OP_FACTS.get(op.name)
+
+
+def buffer_operands(found: OpFacts) -> tuple[int, ...]:
+    """The operand numbers of the memdescs an op with these facts touches."""
+    operand = found.buffer_operand
+    return () if operand is None else operand if isinstance(operand, tuple) else (operand,)
 
 
 def is_pure(op: ir.Operation) -> bool:

@@ -158,8 +158,8 @@ def memdesc_bytes(t: ir.Type) -> int:
     return numel(desc.shape) * storage_bytes(ir.Type.parse(desc.element_type))
 
 
-def aligned(nbytes: int) -> int:
-    return (nbytes + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+def aligned(nbytes: int, alignment: int = ALIGNMENT) -> int:
+    return (nbytes + alignment - 1) // alignment * alignment
 
 
 def copy_width(layout, shape, element: ir.Type, shared: SharedLayout) -> int:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, llvm
 
-from tilec.dialects.tilegpu import MemDesc, SharedLayout
+from tilec.dialects.tilegpu import MemDesc
 from tilec.lowering.context import i32
 from tilec.lowering.coordinates import DYNAMIC_INDEX, Part, part_value
 
@@ -37,22 +37,31 @@ class SharedBuffer:
         return llvm.getelementptr(ir.Type.parse(SMEM), address, [], [constant], self.element, 0)
 
 
+def _block_width(layout, shape) -> int:
+    """Elements per row of one swizzled block along the fastest dimension: the whole
+    dimension, or an NVMMA layout's column block (the blocks are stored one after another)."""
+    f = layout.order[0]
+    return min(getattr(layout, "block_width", shape[f]), shape[f])
+
+
 def _periodic_split(desc: MemDesc, parts: list[Part]) -> tuple[list[Part], int]:
     """`parts` with each constant reduced to its remainder modulo the swizzle's period along its
     dimension, and the element offset the removed multiples add (element_offset is linear in
     them: a row moved by per_phase * phases rows keeps its phase; a column moved by vec *
     phases elements moves its chunk by a multiple of phases, which the XOR with a phase below
-    phases leaves alone)."""
-    layout: SharedLayout = desc.layout
+    phases leaves alone, or moves it by whole column blocks)."""
+    layout = desc.layout
     shape = desc.shape[-layout.rank:]
     if layout.rank == 1:
         (c, off), = parts
         return [(0, off)], c
     f, s = layout.order[0], layout.order[1]
-    vec = min(layout.vec, shape[f])
-    phases = min(layout.max_phase, max(shape[f] // vec, 1))
+    width = _block_width(layout, shape)
+    vec = min(layout.vec, width)
+    phases = min(layout.max_phase, max(width // vec, 1))
     period = {s: layout.per_phase * phases, f: vec * phases}
-    weight = {s: shape[f], f: 1}
+    # a row is `width` elements; a column block (width elements along f) all its rows
+    weight = {s: width, f: 1 if width == shape[f] else shape[s]}
     stride = shape[f] * shape[s]
     for d in reversed(layout.order[2:]):
         period[d], weight[d] = 1, stride
@@ -67,20 +76,27 @@ def _periodic_split(desc: MemDesc, parts: list[Part]) -> tuple[list[Part], int]:
 
 def element_offset(desc: MemDesc, coord: list[ir.Value]) -> ir.Value:
     """The swizzled element offset of `coord` (one i32 per dimension of the tile)."""
-    layout: SharedLayout = desc.layout
+    layout = desc.layout
     shape = desc.shape[-layout.rank:]
     if layout.rank == 1:
         return coord[0]
     f, s = layout.order[0], layout.order[1]
     row, col = coord[s], coord[f]
-    vec = min(layout.vec, shape[f])
-    phases = min(layout.max_phase, max(shape[f] // vec, 1))
+    width = _block_width(layout, shape)
+    vec = min(layout.vec, width)
+    phases = min(layout.max_phase, max(width // vec, 1))
+    block = None
+    if width < shape[f]:  # NVMMA: column blocks of `width`, each all rows long
+        block = arith.shrui(col, i32(width.bit_length() - 1))
+        col = arith.andi(col, i32(width - 1))
     chunk = arith.shrui(col, i32(vec.bit_length() - 1))
     within = arith.andi(col, i32(vec - 1))
     phase = arith.andi(arith.shrui(row, i32(layout.per_phase.bit_length() - 1)), i32(phases - 1))
     swizzled = arith.xori(chunk, phase)
-    offset = arith.addi(arith.muli(row, i32(shape[f])),
+    offset = arith.addi(arith.muli(row, i32(width)),
                         arith.addi(arith.muli(swizzled, i32(vec)), within))
+    if block is not None:
+        offset = arith.addi(offset, arith.muli(block, i32(width * shape[s])))
     if layout.rank > 2:  # outer dimensions: plain row-major over the 2-D tiles
         stride = shape[f] * shape[s]
         for d in reversed(layout.order[2:]):

@@ -12,7 +12,7 @@
 // scalar, addf becomes 2 scalar addf, addptr 2 GEPs, the store 2 scalar stores.
 // CHECK: module attributes {gpu.container_module, tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 0 : i32, tilegpu.threads_per_warp = 32 : i32}
 // CHECK-NEXT: gpu.module @kernels {
-// CHECK-NEXT: llvm.mlir.global external @global_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-NEXT: llvm.mlir.global external @global_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-NEXT: gpu.func @add_256([[X:%[^:]*]]: f32, [[OUT:%[^:]*]]: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
 // CHECK-NEXT: [[TID:%.*]] = gpu.thread_id x
 // CHECK-NEXT: [[T:%.*]] = arith.index_cast [[TID]] : index to i32

@@ -1,0 +1,179 @@
+"""Lowering of `tilegpu.warpgroup_dot` (wgmma) and `tilegpu.fence_async_shared`.
+
+Each warpgroup (4 consecutive warps) computes its part of the result: the warps' low bits of
+the mma version-3 layout step 16 rows, so warpgroup g holds rows 64 (g % (wm / 4)) and columns
+N (g / (wm / 4)) of every instruction tile, and the instruction tiles repeat along N by N * wn
+and along M by 16 * wm (analysis/layouts.py). For every K step of 32 bytes and every
+instruction tile, one `wgmma.mma_async` m64nNk reads A's and B's tiles through matrix
+descriptors (analysis/wgmma.py: start address, leading and stride byte offsets, swizzle) and
+updates the tile's accumulator registers, which are the thread's registers of the result in
+the instruction's order. The sequence is bracketed by `wgmma.fence` (the accumulator registers
+were written by other instructions) and one commit group, waited for (`wait_group 0`) before
+the registers are read. The descriptors' start addresses add a warpgroup's offset (its rows of
+A, its columns of B, whole swizzle blocks) to the tile's constant offset in the buffer.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, llvm
+
+from tilec.analysis.layouts import to_linear
+from tilec.analysis.wgmma import K_BYTES, SWIZZLE_MODES, byte_offset, descriptor, k_major
+from tilec.dialects.tilegpu import MmaLayout, NvmmaSharedLayout
+from tilec.lowering.context import Distributed, Lowering, i32, rule
+from tilec.lowering.shared_buffer import SharedBuffer
+
+_WGMMA_TYPE = {"f16": "f16", "bf16": "bf16"}
+
+
+def _i64(value: int) -> ir.Value:
+    """A 64-bit constant of these bits (the swizzle modes set bit 63)."""
+    return arith.constant(ir.IntegerType.get_signless(64),
+                          value - (1 << 64) if value >= 1 << 63 else value)
+
+
+class _Operand:
+    """One operand's buffer and the descriptors of its instruction tiles."""
+
+    def __init__(self, buffer: SharedBuffer, k_dim: int, group: ir.Value | None,
+                 group_step: int, extent: int):
+        """`group`: this thread's warpgroup index along the operand's MN (None: one), each
+        warpgroup `group_step` rows (A) or columns (B) further; `extent`: an instruction tile's
+        MN (64 rows of A, n columns of B)."""
+        if any(buffer.origin):
+            raise NotImplementedError("wgmma reads whole tiles, not views into one")
+        layout = buffer.desc.layout
+        if not isinstance(layout, NvmmaSharedLayout):
+            raise NotImplementedError(f"wgmma reads NVMMA layouts, not {layout.text()}")
+        self.layout, self.shape, self.k_dim = layout, tuple(buffer.desc.shape), k_dim
+        self.group_step, self.extent = group_step, extent
+        first = descriptor(layout, self.shape, k_dim, 0, 0)
+        high = ((first.leading & 0x3FFFF) >> 4) << 16 | ((first.stride & 0x3FFFF) >> 4) << 32 | \
+            SWIZZLE_MODES[layout.swizzle] << 62
+        # the buffer's 32-bit shared address, plus this warpgroup's whole-block offset
+        address = llvm.ptrtoint(ir.IntegerType.get_signless(32), buffer.base)
+        self.group_bytes = self._offset_of(group_step) if group is not None else 0
+        if group is not None and self.group_bytes:
+            address = arith.addi(address, arith.muli(group, i32(self.group_bytes)))
+        start = arith.andi(arith.shrui(address, i32(4)), i32(0x3FFF))
+        self.base = arith.ori(arith.extui(ir.IntegerType.get_signless(64), start), _i64(high))
+        self.cache: dict = {}
+
+    def _offset_of(self, mn: int, k: int = 0) -> int:
+        coord = [0, 0]
+        coord[1 - self.k_dim], coord[self.k_dim] = mn, k
+        return byte_offset(self.layout, self.shape, coord)
+
+    def at(self, mn0: int, k0: int, groups: int) -> ir.Value:
+        """The descriptor of the tile at (mn0, k0) for this thread's warpgroup (mn0: the
+        tile's MN offset for warpgroup 0)."""
+        key = (mn0, k0)
+        if key not in self.cache:
+            try:
+                start = descriptor(self.layout, self.shape, self.k_dim, mn0, k0,
+                                   self.extent).start
+            except ValueError as err:
+                raise NotImplementedError(str(err)) from None
+            for g in range(1, groups):  # the warpgroups' offsets add: whole blocks
+                try:
+                    descriptor(self.layout, self.shape, self.k_dim, mn0 + g * self.group_step, k0,
+                               self.extent)
+                except ValueError as err:
+                    raise NotImplementedError(str(err)) from None
+                moved = self._offset_of(mn0 + g * self.group_step, k0)
+                if moved != start + g * self.group_bytes:
+                    raise NotImplementedError("a warpgroup's tile does not start on a swizzle "
+                                              "block of the operand")
+            self.cache[key] = self.base if not start else arith.addi(self.base,
+                                                                    _i64(start >> 4))
+        return self.cache[key]
+
+
+def _group_index(ctx: Lowering, shift: int, count: int) -> ir.Value | None:
+    """(warp >> shift) % count in the prologue, or None when there is one group."""
+    if count == 1:
+        return None
+    with ctx.prologue:
+        return arith.andi(arith.shrui(ctx.warp, i32(shift)), i32(count - 1))
+
+
+def _attr(text: str) -> ir.Attribute:
+    return ir.Attribute.parse(text)
+
+
+@rule("tilegpu.warpgroup_dot")
+def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
+    a_buf, b_buf, c = (ctx.get(v) for v in op.operands)
+    layout: MmaLayout = c.layout
+    if not isinstance(layout, MmaLayout) or layout.version[0] != 3:
+        raise NotImplementedError("a wgmma accumulator has an mma version-3 layout")
+    wm, wn = layout.warps_per_cta
+    n = layout.instr_shape[1]
+    m_size, n_size = c.shape
+    groups_m = wm // 4
+    element = a_buf.desc.element_type
+    if element not in _WGMMA_TYPE or b_buf.desc.element_type != element:
+        raise NotImplementedError(f"wgmma of {element} operands")
+    k_size = a_buf.desc.shape[1]
+    k_step = K_BYTES * 8 // a_buf.desc.layout.element_bits
+
+    group_m = _group_index(ctx, 2, groups_m)
+    group_n = _group_index(ctx, (wm - 1).bit_length(), wn)
+    a = _Operand(a_buf, 1, group_m, 64, 64)
+    b = _Operand(b_buf, 0, group_n, n, n)
+
+    linear = to_linear(layout, tuple(c.shape))
+    where = {linear.register_coords(r): r for r in range(linear.num_registers)}
+    f32 = ir.F32Type.get()
+    struct = ir.Type.parse(f"!llvm.struct<({', '.join(['f32'] * (n // 2))})>")
+    m_tiles = range(0, m_size, 16 * wm)
+    n_tiles = range(0, n_size, n * wn)
+    slots = {}
+    for m0 in m_tiles:
+        for n0 in n_tiles:
+            slots[(m0, n0)] = [where[(m0 + 8 * (i >> 1 & 1), n0 + 8 * (i >> 2) + (i & 1))]
+                               for i in range(n // 2)]
+    values = list(c.values)
+    accumulators = {}
+    for key, regs in slots.items():
+        acc = llvm.mlir_undef(struct)
+        for i, r in enumerate(regs):
+            acc = llvm.insertvalue(acc, values[r], ir.DenseI64ArrayAttr.get([i]))
+        accumulators[key] = acc
+
+    wgmma_type = _WGMMA_TYPE[element]
+    attributes = {
+        "shape": _attr(f"#nvvm.shape<m = 64, n = {n}, k = {k_step}>"),
+        "typeA": _attr(f"#nvvm.wgmma_type<{wgmma_type}>"),
+        "typeB": _attr(f"#nvvm.wgmma_type<{wgmma_type}>"),
+        "typeD": _attr("#nvvm.wgmma_type<f32>"),
+        "scaleD": _attr("#nvvm.wgmma_scale_out<one>"),
+        "scaleA": _attr("#nvvm.wgmma_scale_in<one>"),
+        "scaleB": _attr("#nvvm.wgmma_scale_in<one>"),
+        # A row-major (K-major) or transposed; B column-major (K-major) or transposed
+        "layoutA": _attr(f"#nvvm.mma_layout<{'row' if k_major(a.layout, 1) else 'col'}>"),
+        "layoutB": _attr(f"#nvvm.mma_layout<{'col' if k_major(b.layout, 0) else 'row'}>"),
+    }
+    ir.Operation.create("nvvm.wgmma.fence.aligned")
+    for k0 in range(0, k_size, k_step):
+        for (m0, n0), acc in accumulators.items():
+            accumulators[(m0, n0)] = ir.Operation.create(
+                "nvvm.wgmma.mma_async", results=[struct],
+                operands=[acc, a.at(m0, k0, groups_m), b.at(n0, k0, wn)],
+                attributes=attributes).result
+    ir.Operation.create("nvvm.wgmma.commit.group.sync.aligned")
+    ir.Operation.create("nvvm.wgmma.wait.group.sync.aligned",
+                        attributes={"group": ir.IntegerAttr.get(
+                            ir.IntegerType.get_signless(64), 0)})
+    for key, regs in slots.items():
+        for i, r in enumerate(regs):
+            values[r] = llvm.extractvalue(f32, accumulators[key], ir.DenseI64ArrayAttr.get([i]))
+    return [Distributed(layout, tuple(c.shape), values)]
+
+
+@rule("tilegpu.fence_async_shared")
+def lower_fence_async_shared(ctx: Lowering, op: ir.Operation):
+    ir.Operation.create("nvvm.fence.proxy", attributes={
+        "kind": _attr("#nvvm.proxy_kind<async.shared>"),
+        "space": _attr("#nvvm.shared_space<cta>")})
+    return []

@@ -1,0 +1,48 @@
+// RUN: tilec-opt %s --split-input-file --tilegpu-allocate-shared-memory --tilegpu-membar --convert-tilegpu-to-llvm | filecheck %s
+
+// A 128x32 fp16 A (64-byte swizzle, K-major) times a 32x128 B (two column blocks of the
+// 128-byte swizzle, N-major) on one warpgroup: a proxy fence after the generic writes, the
+// barrier tilegpu-membar puts before the reads, then wgmma.fence, two K steps of 16 for each of
+// the two m64n128k16 row tiles (A's descriptor 64 rows = 4096 bytes = 256 units further for
+// the second; a K step moves A 32 bytes = 2 units inside its rows and B 16 rows = 2048 bytes =
+// 128 units), one commit group and its wait. Descriptor high bits: A: LBO 16 B (unused,
+// 1 << 16), SBO 8 rows x 64 B = 512 B (32 << 32), 64-byte swizzle (2 << 62); B: LBO = the 32
+// rows x 128 B of a column block (256 << 16), SBO 1024 B (64 << 32), 128-byte swizzle
+// (1 << 62). Both buffers sit on their swizzle period.
+// CHECK-LABEL: gpu.func @wgmma_ss
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: llvm.ptrtoint {{.*}} : !llvm.ptr<3> to i32
+// CHECK: [[DA:%.*]] = arith.ori {{.*}}, %c-9223371899415756800_i64 : i64
+// CHECK: [[DB:%.*]] = arith.ori {{.*}}, %c4611686293322072064_i64 : i64
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NEXT: [[ACC0:%.*]] = nvvm.wgmma.mma_async [[DA]], [[DB]], {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// CHECK-NEXT: %c256_i64 = arith.constant 256 : i64
+// CHECK-NEXT: [[DA1:%.*]] = arith.addi [[DA]], %c256_i64 : i64
+// CHECK-NEXT: nvvm.wgmma.mma_async [[DA1]], [[DB]]
+// CHECK-NEXT: %c2_i64 = arith.constant 2 : i64
+// CHECK-NEXT: [[DAK:%.*]] = arith.addi [[DA]], %c2_i64 : i64
+// CHECK-NEXT: %c128_i64 = arith.constant 128 : i64
+// CHECK-NEXT: [[DBK:%.*]] = arith.addi [[DB]], %c128_i64 : i64
+// CHECK-NEXT: nvvm.wgmma.mma_async [[DAK]], [[DBK]], [[ACC0]]
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: gpu.return
+#b = #tilegpu.blocked<[1, 8], [4, 8], [4, 1], [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 128]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @wgmma_ss(%x: f16, %out: !tile.ptr<f32, 1 : i32>) {
+    %a = "tile.splat"(%x) : (f16) -> tensor<128x32xf16, #b>
+    %b = "tile.splat"(%x) : (f16) -> tensor<32x128xf16, #b>
+    %c = arith.constant dense<0.0> : tensor<128x128xf32, #mma>
+    %sa = "tilegpu.local_alloc"(%a) : (tensor<128x32xf16, #b>) -> !tilegpu.memdesc<[128, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>
+    %sb = "tilegpu.local_alloc"(%b) : (tensor<32x128xf16, #b>) -> !tilegpu.memdesc<[32, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+    "tilegpu.fence_async_shared"() : () -> ()
+    %d = "tilegpu.warpgroup_dot"(%sa, %sb, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!tilegpu.memdesc<[128, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>, !tilegpu.memdesc<[32, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, tensor<128x128xf32, #mma>) -> tensor<128x128xf32, #mma>
+    %p = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<128x128x!tile.ptr<f32, 1 : i32>, #mma>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<128x128x!tile.ptr<f32, 1 : i32>, #mma>, tensor<128x128xf32, #mma>) -> ()
+    return
+  }
+}
