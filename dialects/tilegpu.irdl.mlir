@@ -159,7 +159,10 @@ irdl.dialect @tilegpu {
   // c + a * b on wgmma: A [M, K] and B [K, N] read from shared memory (NVMMA layouts), the
   // accumulator and result in an mma version-3 layout. Each warpgroup computes its rows and
   // columns of the result; its instructions over all of K are one asynchronous group, which
-  // the op waits for before its result is read.
+  // the op waits for before its result is read, unless it carries the unit attribute
+  // `is_async`: then the group stays in flight and the result may only go to a
+  // warpgroup_dot_wait (which gives the value to read) or to the accumulator of the next
+  // warpgroup_dot, and its operands' buffers must not be written until that wait.
   irdl.operation @warpgroup_dot {
     %a = irdl.base @tilegpu::@memdesc
     %b = irdl.base @tilegpu::@memdesc
@@ -172,6 +175,17 @@ irdl.dialect @tilegpu {
     irdl.attributes { "input_precision" = %precision, "max_num_imprecise_acc" = %max_imprecise }
     irdl.operands(a: %a, b: %b, c: %c)
     irdl.results(result: %c)
+  }
+
+  // Waits until at most `pendings` of this warpgroup's wgmma groups are in flight and gives
+  // back its operands, the accumulators of those groups, to be read (each result is its
+  // operand's value, ready only after the wait).
+  irdl.operation @warpgroup_dot_wait {
+    %value = irdl.base "!builtin.tensor"
+    %pendings = irdl.base "#builtin.integer"
+    irdl.attributes { "pendings" = %pendings }
+    irdl.operands(inputs: variadic %value)
+    irdl.results(outputs: variadic %value)
   }
 
   // Orders this thread's earlier generic-proxy writes of shared memory before later reads by

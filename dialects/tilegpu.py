@@ -346,10 +346,20 @@ def barrier() -> ir.Operation:
     return _create("barrier")
 
 
+ASYNC_ATTR = "is_async"  # a warpgroup_dot that leaves its wgmma group in flight
+
+
 def warpgroup_dot(a: ir.Value, b: ir.Value, c: ir.Value, attributes) -> ir.Value:
     """c + a * b on wgmma (`attributes`: the tile.dot's input_precision and
     max_num_imprecise_acc)."""
     return _create("warpgroup_dot", [c.type], [a, b, c], dict(attributes)).result
+
+
+def warpgroup_dot_wait(values: list[ir.Value], pendings: int) -> list[ir.Value]:
+    """`values` (accumulators of in-flight wgmma groups) once at most `pendings` groups are in
+    flight."""
+    attrs = {"pendings": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), pendings)}
+    return list(_create("warpgroup_dot_wait", [v.type for v in values], values, attrs).results)
 
 
 def fence_async_shared() -> ir.Operation:

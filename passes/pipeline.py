@@ -16,6 +16,11 @@ from `tl.range(..., num_stages=)`, overrides the option):
   loads that trip's step-0 fragments, which the loop carries; the next trip multiplies them at
   once, issuing its copies first (`tilegpu.free_slot`: every read of that slot came before the
   barrier);
+- when the loop's `tilegpu.warpgroup_dot` multiplies two staged tiles and the loop carries its
+  accumulator to nothing else, its wgmma group stays in flight across the trip boundary: the
+  dot is `is_async`, a `warpgroup_dot_wait` with one group pending follows it (retiring the
+  previous trip's group, whose slot the copies then refill), the proxy fence moves after the
+  trip's `async_wait` and a wait with none pending follows the loop;
 - a copy for a trip past the end is masked off entirely (cp.async then writes zeros, reads
   nothing), so any trip count, 0 and 1 included, gives the same results; after the loop all
   copies are waited for before the buffers are released.
@@ -48,7 +53,7 @@ from tilec.analysis.constants import constant_int, constant_value
 from tilec.analysis.op_facts import is_pure
 from tilec.analysis.shared_memory import FREE_SLOT_ATTR, copy_width
 from tilec.dialects import tile, tilegpu
-from tilec.dialects.tilegpu import MemDesc
+from tilec.dialects.tilegpu import ASYNC_ATTR, MemDesc
 from tilec.passbase import Option, Pass, ops_in, register
 from tilec.passes.coalesce import access_mask
 from tilec.passes.combine import erase_dead_ops
@@ -174,6 +179,7 @@ class _Pipeliner:
         self.loop = _Loop(loop)
         self.num_stages = num_stages
         self.prefetch: _Prefetch | None = None
+        self.wgmma: _AsyncDot | None = None
 
     def run(self) -> bool:
         loop = self.loop
@@ -192,6 +198,8 @@ class _Pipeliner:
         if advance_slice is None or not advance_carried <= carried:
             return False
         self.prefetch = _Prefetch.find(loop, stages)
+        if self.num_stages >= 3:
+            self.wgmma = _AsyncDot.find(loop, stages)
         self._rewrite(stages, load_slice, advance_slice, sorted(carried))
         return True
 
@@ -249,6 +257,7 @@ class _Pipeliner:
 
     def _rewrite(self, stages, load_slice, advance_slice, carried) -> None:
         loop, op, S = self.loop, self.loop.op, self.num_stages
+        D = S - 1  # trips the copies run ahead of their use
         lb, ub, step = op.operands[0], op.operands[1], op.operands[2]
         inits = list(op.operands[3:])
         with ir.InsertionPoint(op), op.location:
@@ -256,21 +265,21 @@ class _Pipeliner:
                                                    s.desc.layout, True)) for s in stages]
             values = [inits[i] for i in carried]  # the carried operands of trip s
             iv = lb
-            for s in range(S - 1):  # prologue: trips 0 .. S-2
+            for s in range(D):  # prologue: trips 0 .. D-1
                 mapping = {loop.iv: iv, **{loop.args[i]: v for i, v in zip(carried, values)}}
                 in_range = arith.cmpi(arith.CmpIPredicate.slt, iv, ub)
                 self._copy(stages, load_slice, mapping, in_range, _i32(s), buffers)
                 values = self._advance(advance_slice, carried, mapping)
                 iv = arith.addi(iv, step)
-            ahead_step = arith.muli(step, arith.constant(step.type, S - 1))
+            ahead_step = arith.muli(step, arith.constant(step.type, D))
             fetched = []
             if self.prefetch is not None:  # trip 0's first K step, ready before the loop
-                tilegpu.async_wait(S - 2)
+                tilegpu.async_wait(D - 1)
                 views = [_subview(b, _i32(0), st.desc, mutable=False)
                          for b, st in zip(buffers, (self.prefetch.a_stage, self.prefetch.b_stage))]
                 fetched = self.prefetch.load_step(views, 0)
             new_loop = scf.ForOp(lb, ub, step,
-                                 inits + values + fetched + [_i32(0), _i32(S - 1)])
+                                 inits + values + fetched + [_i32(0), _i32(D)])
         if _STAGES_ATTR in op.attributes:
             new_loop.operation.attributes[_STAGES_ATTR] = op.attributes[_STAGES_ATTR]
         new_body = new_loop.body
@@ -293,14 +302,23 @@ class _Pipeliner:
         prefetch = self.prefetch
         with ir.InsertionPoint(first), op.location:
             if prefetch is None:
-                tilegpu.async_wait(S - 2)  # this trip's tiles have landed (in this thread)
+                tilegpu.async_wait(D - 1)  # this trip's tiles have landed (in this thread)
+                if self.wgmma is not None:  # wgmma reads them through the async proxy
+                    self.wgmma.fence.move_before(first)
             ahead_iv = arith.addi(loop.iv, ahead_step)
             mapping = {loop.iv: ahead_iv, **{loop.args[i]: v for i, v in zip(carried, ahead)}}
             in_range = arith.cmpi(arith.CmpIPredicate.slt, ahead_iv, ub)
             # With prefetching the slot written here was last read before the barrier that
-            # ended the previous trip.
-            self._copy(stages, load_slice, mapping, in_range, write_slot, buffers,
-                       free_slot=prefetch is not None)
+            # ended the previous trip. With an asynchronous wgmma it was read by the previous
+            # trip's group: the copies follow this trip's dot and the wait that retires that
+            # group (tilegpu-membar puts a barrier between the wait and the copies).
+            if self.wgmma is None:
+                self._copy(stages, load_slice, mapping, in_range, write_slot, buffers,
+                           free_slot=prefetch is not None)
+            else:
+                with ir.InsertionPoint.after(self.wgmma.dot):
+                    self.wgmma.wait()
+                    self._copy(stages, load_slice, mapping, in_range, write_slot, buffers)
             views = {}
             for stage, buffer in zip(stages, buffers):
                 views[stage.alloc] = _subview(buffer, read_slot, stage.desc, mutable=False)
@@ -322,7 +340,7 @@ class _Pipeliner:
         with ir.InsertionPoint(where), op.location:
             next_read = arith.remui(arith.addi(read_slot, _i32(1)), _i32(S))
             if prefetch is not None:
-                tilegpu.async_wait(S - 2)
+                tilegpu.async_wait(D - 1)
                 next_views = [_subview(b, next_read, st.desc, mutable=False)
                               for b, st in zip(buffers, (prefetch.a_stage, prefetch.b_stage))]
                 next_fetched = prefetch.load_step(next_views, 0)
@@ -331,12 +349,15 @@ class _Pipeliner:
             bump = [next_read, arith.remui(arith.addi(write_slot, _i32(1)), _i32(S))]
             scf.YieldOp(list(old_yield.operands) + next_ahead + next_fetched + bump)
         old_yield.erase()
-        for old, new in zip(op.results, list(new_loop.results)[:n_old]):
-            old.replace_all_uses_with(new)
         with ir.InsertionPoint.after(new_loop.operation), op.location:
             tilegpu.async_wait(0)  # copies past the end write (zeros) too
             for buffer in buffers:
                 tilegpu.local_dealloc(buffer)
+        results = list(new_loop.results)[:n_old]
+        if self.wgmma is not None:  # right after the loop: before the buffers go
+            results = self.wgmma.finish(new_loop, results)
+        for old, new in zip(op.results, results):
+            old.replace_all_uses_with(new)
         op.erase()
 
 
@@ -393,6 +414,60 @@ class _Prefetch:
             part = MemDesc(tuple(shape), desc.element_type, desc.layout, False)
             out.append(tilegpu.local_load(tilegpu.memdesc_subview(view, offsets, part), result))
         return out
+
+
+class _AsyncDot:
+    """A warpgroup_dot of two staged tiles whose accumulator the loop carries and nothing else
+    reads: its wgmma group is left in flight (`is_async`); right after it a warpgroup_dot_wait
+    with one group pending retires the previous trip's group, and only then are the next
+    copies issued, into the slot that group read; after the loop a wait with none pending
+    gives the result. The proxy fence in front of the dot goes after the trip's `async_wait`,
+    before the barrier that precedes the dot, so the landed tiles are fenced by the threads
+    that copied them. Per trip: wait for this trip's tiles, fence, barrier, issue the dot,
+    retire the previous one, barrier, issue the copies S - 1 trips ahead."""
+
+    def __init__(self, dot: ir.Operation, fence: ir.Operation, carried: int):
+        self.dot, self.fence, self.carried = dot, fence, carried
+        self.waited: ir.Value | None = None
+
+    @classmethod
+    def find(cls, loop: _Loop, stages: list[_Stage]) -> "_AsyncDot | None":
+        allocs = {s.alloc for s in stages}
+        body = [op.operation for op in loop.body.operations]
+        for index, op in enumerate(body):
+            if op.name != "tilegpu.warpgroup_dot":
+                continue
+            if any(_owner(v) not in allocs for v in op.operands[:2]):
+                continue
+            acc, result = op.operands[2], op.results[0]
+            if acc not in loop.args or len(list(acc.uses)) != 1:
+                continue
+            carried = loop.args.index(acc)
+            uses = list(result.uses)
+            if len(uses) != 1 or uses[0].owner != loop.yield_op or \
+                    uses[0].operand_number != carried:
+                continue
+            fence = body[index - 1] if index else None
+            if fence is None or fence.name != "tilegpu.fence_async_shared":
+                continue
+            return cls(op, fence, carried)
+        return None
+
+    def wait(self) -> None:
+        """The wait that retires the previous trip's group (at the insertion point)."""
+        self.dot.attributes[ASYNC_ATTR] = ir.UnitAttr.get()
+        self.waited, = tilegpu.warpgroup_dot_wait([self.dot.results[0]], 1)
+
+    def finish(self, loop, results: list[ir.Value]) -> list[ir.Value]:
+        """The loop yields the waited accumulator; its results with the accumulator waited for
+        (no group pending) after the loop."""
+        yield_op = list(loop.body.operations)[-1].operation
+        yield_op.operands[self.carried] = self.waited
+        with ir.InsertionPoint.after(loop.operation), self.dot.location:
+            final, = tilegpu.warpgroup_dot_wait([results[self.carried]], 0)
+        results = list(results)
+        results[self.carried] = final
+        return results
 
 
 def _subview(buffer: ir.Value, slot: ir.Value, desc: MemDesc, mutable: bool = True) -> ir.Value:

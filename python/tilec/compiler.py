@@ -88,7 +88,8 @@ class Metadata(dict):
 class CompiledKernel:
     """What compiling a kernel gives, and what `kernel[grid](...)` returns (as Triton's
     handle): every stage in `asm`, and in `metadata` the name, warps, stages, target, shared
-    bytes and ptxas' registers and spills."""
+    bytes, ptxas' registers and spills and its notes that it serialised wgmma
+    (`wgmma_serialized`)."""
     name: str
     asm: dict[str, str]
     params: list[KernelParam]
@@ -207,6 +208,19 @@ def _run_stage(module, stage: str, pipeline: str, fn: JITFunction) -> None:
 
 _PTXAS_STATS = {"registers": r"Used (\d+) registers", "spill_stores": r"(\d+) bytes spill stores",
                 "spill_loads": r"(\d+) bytes spill loads"}
+# ptxas' notes that it serialised wgmma instructions (the kernel then runs them one at a time).
+_WGMMA_SERIALIZED = re.compile(r"\(C75(?:10|11|15)\)[^\n]*")
+
+
+def ptxas_stats(log: str) -> dict:
+    """What the metadata records of ptxas' `-v` log: registers, spill bytes, and the messages
+    saying it serialised wgmma (`wgmma_serialized`, empty when it did not)."""
+    stats = {}
+    for field_name, pattern in _PTXAS_STATS.items():
+        found = re.search(pattern, log)
+        stats[field_name] = int(found.group(1)) if found else 0
+    stats["wgmma_serialized"] = [m.group(0).strip() for m in _WGMMA_SERIALIZED.finditer(log)]
+    return stats
 
 
 def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
@@ -251,9 +265,7 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
             _dump(kernel)
             return kernel
     asm["cubin"], log = _assemble(fn, asm["ptx"], options)
-    for field_name, pattern in _PTXAS_STATS.items():
-        found = re.search(pattern, log)
-        metadata[field_name] = int(found.group(1)) if found else 0
+    metadata.update(ptxas_stats(log))
     kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
     _dump(kernel)
     _to_cache(cache_key, kernel)
@@ -332,7 +344,8 @@ def cache_enabled() -> bool:
 
 # The metadata of a complete (cubin) kernel, as compile_specialized writes it: field -> type.
 _CACHED_METADATA = {"name": str, "num_warps": int, "num_stages": int, "target": str,
-                    "shared": int, "registers": int, "spill_stores": int, "spill_loads": int}
+                    "shared": int, "registers": int, "spill_stores": int, "spill_loads": int,
+                    "wgmma_serialized": list}
 
 
 def _valid_metadata(metadata: Any) -> bool:

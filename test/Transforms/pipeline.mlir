@@ -166,3 +166,55 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return %r#0 : tensor<64x64xf32, #mma>
   }
 }
+
+// -----
+
+// A wgmma loop: both operands staged in NVMMA buffers, the accumulator carried to nothing but
+// the dot. From 3 stages on, the dot's group stays in flight across trips: the trip waits for
+// its tiles, fences them for the async proxy, issues the dot (`is_async`), retires the previous
+// trip's group (`warpgroup_dot_wait`, one pending) and only then copies trip i + S - 1 into the
+// slot that group read; the loop yields the waited accumulator and a wait with none pending
+// follows the loop, before the copies are waited for and the buffers released. With 2 stages
+// the dot waits for its own group (no `is_async`).
+// CHECK-LABEL: func.func @wgmma_loop
+// S3: scf.for
+// S3-NEXT: "tilegpu.async_wait"() {num = 1 : i32}
+// S3-NEXT: "tilegpu.fence_async_shared"()
+// S3: [[D:%.*]] = "tilegpu.warpgroup_dot"({{.*}}) {input_precision = "tf32", is_async, max_num_imprecise_acc = 0 : i32}
+// S3-NEXT: [[W:%.*]] = "tilegpu.warpgroup_dot_wait"([[D]]) {pendings = 1 : i32}
+// S3: "tilegpu.async_copy_global_to_local"
+// S3: "tilegpu.async_copy_global_to_local"
+// S3: scf.yield [[W]],
+// S3: [[F:%.*]] = "tilegpu.warpgroup_dot_wait"(%{{.*}}#0) {pendings = 0 : i32}
+// S3-NEXT: "tilegpu.async_wait"() {num = 0 : i32}
+// S3: "tile.store"({{.*}}, [[F]])
+// S2: "tilegpu.warpgroup_dot"
+// S2-NOT: is_async
+// S2-NOT: warpgroup_dot_wait
+// S2: return
+#la = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#lb = #tilegpu.blocked<[1, 8], [4, 8], [4, 1], [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @wgmma_loop(%pa: tensor<64x64x!tile.ptr<f16, 1 : i32>, #la>, %pb: tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>,
+                        %n: i32, %out: tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %stepa = arith.constant dense<64> : tensor<64x64xi32, #la>
+    %stepb = arith.constant dense<4096> : tensor<64x64xi32, #lb>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %a_ptr = %pa, %b_ptr = %pb) -> (tensor<64x64xf32, #mma>, tensor<64x64x!tile.ptr<f16, 1 : i32>, #la>, tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>) : i32 {
+      %a = "tile.load"(%a_ptr) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #la>) -> tensor<64x64xf16, #la>
+      %b = "tile.load"(%b_ptr) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>) -> tensor<64x64xf16, #lb>
+      %sa = "tilegpu.local_alloc"(%a) : (tensor<64x64xf16, #la>) -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+      %sb = "tilegpu.local_alloc"(%b) : (tensor<64x64xf16, #lb>) -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+      "tilegpu.fence_async_shared"() : () -> ()
+      %d = "tilegpu.warpgroup_dot"(%sa, %sb, %acc) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma>
+      %na = "tile.addptr"(%a_ptr, %stepa) : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #la>, tensor<64x64xi32, #la>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #la>
+      %nb = "tile.addptr"(%b_ptr, %stepb) : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>, tensor<64x64xi32, #lb>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>
+      scf.yield %d, %na, %nb : tensor<64x64xf32, #mma>, tensor<64x64x!tile.ptr<f16, 1 : i32>, #la>, tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>
+    }
+    "tile.store"(%out, %r#0) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>, tensor<64x64xf32, #mma>) -> ()
+    return
+  }
+}

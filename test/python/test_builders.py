@@ -305,6 +305,7 @@ def build_tilegpu_module() -> tuple[ir.Module, dict]:
         s["wgmma"] = tg.warpgroup_dot(s["wa"], s["wa"], wacc, {
             "input_precision": ir.StringAttr.get("tf32"),
             "max_num_imprecise_acc": ir.IntegerAttr.get(i32(), 0)})
+        s["waited"], = tg.warpgroup_dot_wait([s["wgmma"]], 1)
         s["dealloc"] = tg.local_dealloc(s["buf"])
         tg.local_dealloc(s["init"])
 
@@ -350,6 +351,7 @@ def test_tilegpu_types_and_operands(ctx):
     assert s["wgmma"].type == s["wgmma"].owner.operands[2].type
     assert attr(s["wgmma"].owner, "input_precision") == '"tf32"'
     assert len(s["fence"].operands) == 0 and len(s["fence"].results) == 0
+    assert s["waited"].type == s["wgmma"].type and attr(s["waited"].owner, "pendings") == "1 : i32"
 
 
 def test_builders_keep_layouts_of_typed_operands(ctx):

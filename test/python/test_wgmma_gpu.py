@@ -1,8 +1,8 @@
 """`tl.dot` on wgmma (sm_90a): fp16 and bf16 products whose A and B wgmma reads from shared
 memory, in every operand order (transposed views through strides), K tails, masks, `acc=`,
 chained dots, 4 and 8 warps and blocks of 64 to 256. Each checks the result against NumPy and
-that the kernel ran on wgmma without spilling (its PTX and ptxas' figures, from the handle the
-launch returns). Needs an H100/H200-class GPU: `pytest -m gpu` on the GPU machine."""
+that the kernel ran on wgmma (its PTX, from the handle the launch returns); test_wgmma.py checks
+on the CPU that the benchmarked configurations neither spill nor serialise. Needs an H100/H200-class GPU: `pytest -m gpu` on the GPU machine."""
 from __future__ import annotations
 
 import dot_kernels as D
@@ -46,7 +46,7 @@ def test_blocks_and_warps(dtype, block, num_warps):
     a, b = operand(DTYPES[dtype], (M, K)), operand(DTYPES[dtype], (K, N))
     out, handle = matmul(a, b, block, num_warps)
     assert_dot_close(out, reference(a, b), TOL[dtype], K)
-    assert on_wgmma(handle) and handle.n_spills == 0
+    assert on_wgmma(handle)
 
 
 @pytest.mark.parametrize("a_t, b_t", [(False, False), (True, False), (False, True), (True, True)],

@@ -19,7 +19,7 @@ from mlir.dialects import arith, llvm
 
 from tilec.analysis.layouts import to_linear
 from tilec.analysis.wgmma import K_BYTES, SWIZZLE_MODES, byte_offset, descriptor, k_major
-from tilec.dialects.tilegpu import MmaLayout, NvmmaSharedLayout
+from tilec.dialects.tilegpu import ASYNC_ATTR, MmaLayout, NvmmaSharedLayout
 from tilec.lowering.context import Distributed, Lowering, i32, rule
 from tilec.lowering.shared_buffer import SharedBuffer
 
@@ -162,13 +162,50 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
                 operands=[acc, a.at(m0, k0, groups_m), b.at(n0, k0, wn)],
                 attributes=attributes).result
     ir.Operation.create("nvvm.wgmma.commit.group.sync.aligned")
-    ir.Operation.create("nvvm.wgmma.wait.group.sync.aligned",
-                        attributes={"group": ir.IntegerAttr.get(
-                            ir.IntegerType.get_signless(64), 0)})
+    if ASYNC_ATTR not in op.attributes:
+        ir.Operation.create("nvvm.wgmma.wait.group.sync.aligned",
+                            attributes={"group": ir.IntegerAttr.get(
+                                ir.IntegerType.get_signless(64), 0)})
+    else:
+        for use in op.results[0].uses:
+            user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+            if user.name not in ("tilegpu.warpgroup_dot_wait", "tilegpu.warpgroup_dot",
+                                 "scf.yield"):
+                raise NotImplementedError(f"the result of an asynchronous warpgroup_dot is read "
+                                          f"by '{user.name}' before a warpgroup_dot_wait")
     for key, regs in slots.items():
         for i, r in enumerate(regs):
             values[r] = llvm.extractvalue(f32, accumulators[key], ir.DenseI64ArrayAttr.get([i]))
     return [Distributed(layout, tuple(c.shape), values)]
+
+
+_CONSTRAINT = {"f32": "f", "i32": "r"}
+
+
+@rule("tilegpu.warpgroup_dot_wait")
+def lower_warpgroup_dot_wait(ctx: Lowering, op: ir.Operation):
+    """`wgmma.wait_group N` as inline asm whose operands are every register of the waited
+    accumulators, tied to its results: the registers are read only through the results, so
+    nothing reads them before the wait."""
+    pendings = ir.IntegerAttr(op.attributes["pendings"]).value
+    inputs = [ctx.get(v) for v in op.operands]
+    flat = [v for d in inputs for v in d.values]
+    if not flat:
+        ir.Operation.create("nvvm.wgmma.wait.group.sync.aligned", attributes={
+            "group": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), pendings)})
+        return []
+    kinds = [_CONSTRAINT[str(v.type)] for v in flat]
+    constraints = ",".join([f"={k}" for k in kinds] + [str(i) for i in range(len(flat))])
+    struct = ir.Type.parse(f"!llvm.struct<({', '.join(str(v.type) for v in flat)})>")
+    waited = llvm.InlineAsmOp(struct, flat, f"wgmma.wait_group.sync.aligned {pendings};",
+                              constraints, has_side_effects=True).result
+    values = [llvm.extractvalue(v.type, waited, ir.DenseI64ArrayAttr.get([i]))
+              for i, v in enumerate(flat)]
+    out, at = [], 0
+    for d in inputs:
+        out.append(Distributed(d.layout, d.shape, values[at:at + len(d.values)]))
+        at += len(d.values)
+    return out
 
 
 @rule("tilegpu.fence_async_shared")

@@ -46,3 +46,28 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// An asynchronous warpgroup_dot leaves its group in flight (no wait after the commit); the
+// warpgroup_dot_wait is inline asm over every accumulator register (32 f32 for m64n64 on one
+// warpgroup), tied to its results, so nothing reads them before the wait.
+// CHECK-LABEL: gpu.func @wgmma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.wait.group.sync.aligned
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 1;", "=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31"
+#b = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @wgmma_async(%x: f16, %out: !tile.ptr<f32, 1 : i32>) {
+    %a = "tile.splat"(%x) : (f16) -> tensor<64x64xf16, #b>
+    %c = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %sa = "tilegpu.local_alloc"(%a) : (tensor<64x64xf16, #b>) -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+    "tilegpu.fence_async_shared"() : () -> ()
+    %d = "tilegpu.warpgroup_dot"(%sa, %sa, %c) {input_precision = "tf32", is_async, max_num_imprecise_acc = 0 : i32} : (!tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma>
+    %w = "tilegpu.warpgroup_dot_wait"(%d) {pendings = 1 : i32} : (tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma>
+    %p = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>
+    "tile.store"(%p, %w) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>, tensor<64x64xf32, #mma>) -> ()
+    return
+  }
+}

@@ -1,0 +1,76 @@
+"""wgmma without a GPU: which instruction `tl.dot` gets per target, and the benchmarked matmul
+configurations compiled to cubin (ptxas runs on the CPU) without spills and without ptxas
+serialising their wgmma instructions (it says so in `-v` as C7510, C7511 or C7515, which the
+metadata records in `wgmma_serialized`)."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import tilec
+from tilec.compiler import ptxas_stats
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def matmul_kernel():
+    spec = importlib.util.spec_from_file_location("bench_matmul_kernel",
+                                                  ROOT / "bench" / "matmul_kernel.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return tilec.jit(module.matmul_kernel)
+
+
+SIGNATURE = {"a_ptr": "*fp16:16", "b_ptr": "*fp16:16", "c_ptr": "*fp16:16", "M": "i32:16",
+             "N": "i32:16", "K": "i32:16", "stride_am": "i32:16", "stride_bk": "i32:16",
+             "stride_cm": "i32:16"}
+UNIT_STRIDES = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1}  # row-major A, B, C
+
+
+def compile_matmul(block, num_warps, num_stages, target="cuda:90", dtype="fp16"):
+    bm, bn, bk = block
+    signature = {k: v.replace("fp16", dtype) for k, v in SIGNATURE.items()}
+    return tilec.compile(matmul_kernel(), signature=signature, target=target,
+                         constexprs={"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8,
+                                     **UNIT_STRIDES},
+                         num_warps=num_warps, num_stages=num_stages)
+
+
+# bench/matmul.py's configurations for large shapes (and the ones its sweep found best).
+BENCHMARKED = [((128, 128, 64), 4, 3), ((128, 256, 64), 8, 3), ((128, 256, 64), 8, 4),
+               ((256, 128, 64), 8, 3), ((128, 128, 32), 4, 4), ((64, 128, 64), 4, 3)]
+
+
+@pytest.mark.parametrize("block, num_warps, num_stages", BENCHMARKED,
+                         ids=lambda v: "x".join(map(str, v)) if isinstance(v, tuple) else str(v))
+def test_benchmarked_configs_run_wgmma_without_spills_or_serialisation(block, num_warps,
+                                                                       num_stages):
+    kernel = compile_matmul(block, num_warps, num_stages)
+    ptx = kernel.asm["ptx"]
+    assert "wgmma.mma_async" in ptx and "mma.sync" not in ptx
+    assert kernel.n_spills == 0 and kernel.metadata["spill_loads"] == 0
+    assert kernel.metadata["wgmma_serialized"] == []
+
+
+def test_sm80_targets_keep_mma_sync():
+    kernel = compile_matmul((128, 128, 64), 4, 3, target="cuda:80")
+    assert "mma.sync" in kernel.asm["ptx"] and "wgmma" not in kernel.asm["ptx"]
+
+
+def test_bf16_runs_wgmma_too():
+    kernel = compile_matmul((128, 128, 64), 4, 3, dtype="bf16")
+    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" in kernel.asm["ptx"]
+
+
+def test_ptxas_serialisation_notes_are_recorded():
+    log = ("ptxas info    : Compiling entry function 'k' for 'sm_90a'\n"
+           "ptxas info    : (C7510) Potential Performance Loss: wgmma.mma_async instructions are "
+           "serialized due to the presence of Extern calls in the function 'k'.\n"
+           "ptxas info    : Used 168 registers, used 1 barriers\n"
+           "    0 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads\n")
+    stats = ptxas_stats(log)
+    assert stats["registers"] == 168 and stats["spill_stores"] == 8
+    assert len(stats["wgmma_serialized"]) == 1 and stats["wgmma_serialized"][0].startswith("(C7510)")
+    assert ptxas_stats("ptxas info    : Used 40 registers\n")["wgmma_serialized"] == []
