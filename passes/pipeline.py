@@ -19,8 +19,9 @@ from `tl.range(..., num_stages=)`, overrides the option):
 - when the loop's `tilegpu.warpgroup_dot` multiplies two staged tiles and the loop carries its
   accumulator to nothing else, its wgmma group stays in flight across the trip boundary: the
   dot is `is_async`, a `warpgroup_dot_wait` with one group pending follows it (retiring the
-  previous trip's group, whose slot the copies then refill), the proxy fence moves after the
-  trip's `async_wait` and a wait with none pending follows the loop;
+  previous trip's group, whose slot the copies then refill) and a wait with none pending
+  follows the loop; a proxy fence in front of a warpgroup_dot whose operands both come from
+  the copies goes (as in Triton, cp.async writes are not fenced for wgmma);
 - a copy for a trip past the end is masked off entirely (cp.async then writes zeros, reads
   nothing), so any trip count, 0 and 1 included, gives the same results; after the loop all
   copies are waited for before the buffers are released.
@@ -303,8 +304,6 @@ class _Pipeliner:
         with ir.InsertionPoint(first), op.location:
             if prefetch is None:
                 tilegpu.async_wait(D - 1)  # this trip's tiles have landed (in this thread)
-                if self.wgmma is not None:  # wgmma reads them through the async proxy
-                    self.wgmma.fence.move_before(first)
             ahead_iv = arith.addi(loop.iv, ahead_step)
             mapping = {loop.iv: ahead_iv, **{loop.args[i]: v for i, v in zip(carried, ahead)}}
             in_range = arith.cmpi(arith.CmpIPredicate.slt, ahead_iv, ub)
@@ -331,6 +330,7 @@ class _Pipeliner:
         for stage in stages:
             stage.alloc.erase()
             stage.load.erase()
+        _drop_copy_fences(loop.body, buffers)
         old_yield = loop.yield_op
         next_fetched = []
         # The slot the next trip reads; with prefetching, the next trip's first K step is
@@ -416,18 +416,31 @@ class _Prefetch:
         return out
 
 
+def _drop_copy_fences(body: ir.Block, buffers: list[ir.Value]) -> None:
+    """The proxy fence in front of a warpgroup_dot whose operands now both come from cp.async
+    copies: like Triton, tilec fences only the shared-memory stores of registers (local_alloc
+    of a value, local_store) before wgmma reads them, not what cp.async wrote."""
+    def copied(value: ir.Value) -> bool:
+        owner = _owner(value)
+        return owner is not None and owner.name == "tilegpu.memdesc_subview" and \
+            owner.operands[0] in buffers
+    ops = [op.operation for op in body.operations]
+    for before, op in zip(ops, ops[1:]):
+        if op.name == "tilegpu.warpgroup_dot" and before.name == "tilegpu.fence_async_shared" \
+                and all(copied(v) for v in op.operands[:2]):
+            before.erase()
+
+
 class _AsyncDot:
     """A warpgroup_dot of two staged tiles whose accumulator the loop carries and nothing else
     reads: its wgmma group is left in flight (`is_async`); right after it a warpgroup_dot_wait
     with one group pending retires the previous trip's group, and only then are the next
     copies issued, into the slot that group read; after the loop a wait with none pending
-    gives the result. The proxy fence in front of the dot goes after the trip's `async_wait`,
-    before the barrier that precedes the dot, so the landed tiles are fenced by the threads
-    that copied them. Per trip: wait for this trip's tiles, fence, barrier, issue the dot,
-    retire the previous one, barrier, issue the copies S - 1 trips ahead."""
+    gives the result. Per trip: wait for this trip's tiles, barrier, issue the dot, retire the
+    previous one, barrier, issue the copies S - 1 trips ahead."""
 
-    def __init__(self, dot: ir.Operation, fence: ir.Operation, carried: int):
-        self.dot, self.fence, self.carried = dot, fence, carried
+    def __init__(self, dot: ir.Operation, carried: int):
+        self.dot, self.carried = dot, carried
         self.waited: ir.Value | None = None
 
     @classmethod
@@ -447,10 +460,7 @@ class _AsyncDot:
             if len(uses) != 1 or uses[0].owner != loop.yield_op or \
                     uses[0].operand_number != carried:
                 continue
-            fence = body[index - 1] if index else None
-            if fence is None or fence.name != "tilegpu.fence_async_shared":
-                continue
-            return cls(op, fence, carried)
+            return cls(op, carried)
         return None
 
     def wait(self) -> None:
