@@ -156,15 +156,17 @@ irdl.dialect @tilegpu {
   irdl.operation @barrier {
   }
 
-  // c + a * b on wgmma: A [M, K] and B [K, N] read from shared memory (NVMMA layouts), the
-  // accumulator and result in an mma version-3 layout. Each warpgroup computes its rows and
+  // c + a * b on wgmma: A [M, K] read from shared memory (an NVMMA layout) or from registers
+  // (a dot_operand 0 layout of the result's), B [K, N] from shared memory, the accumulator
+  // and result in an mma version-3 layout. Each warpgroup computes its rows and
   // columns of the result; its instructions over all of K are one asynchronous group, which
   // the op waits for before its result is read, unless it carries the unit attribute
   // `is_async`: then the group stays in flight and the result may only go to a
   // warpgroup_dot_wait (which gives the value to read) or to the accumulator of the next
   // warpgroup_dot, and its operands' buffers must not be written until that wait.
   irdl.operation @warpgroup_dot {
-    %a = irdl.base @tilegpu::@memdesc
+    // a memdesc or a tensor (IRDL of MLIR 22 aborts on any_of over irdl.base constraints)
+    %a = irdl.any
     %b = irdl.base @tilegpu::@memdesc
     %c = irdl.base "!builtin.tensor"
     %p_tf32 = irdl.is "tf32"

@@ -8,7 +8,11 @@ After it runs, each `tile.dot` is in one of three forms, which convert-tilegpu-t
   follows the writes, and the accumulator has an `#tilegpu.mma<[3, 0], [wm, wn], [16, n]>`
   layout: warpgroups go along M while each keeps 64 rows, the rest along N, an instruction
   spanning a warpgroup's n columns (at most 256; an N-major B tile must not straddle a swizzle
-  block, analysis/wgmma.py). Other dots, and every dot of an sm_80 target, take the next form.
+  block, analysis/wgmma.py). An A that the kernel computes rather than loads (a softmax's P, a
+  converted accumulator) is not staged: it goes in registers, in the `dot_operand` 0 layout of
+  the accumulator's (the RS form; from another wgmma accumulator split the same way over the
+  warps this is a register renaming). Other dots, and every dot of an sm_80 target, take the
+  next form.
 - **tensor cores** (`mma.sync`, sm_80 and later): the result (accumulator) has an
   `#tilegpu.mma<[2, 0], [wm, wn], [16, 8]>` layout, A and B `#tilegpu.dot_operand` layouts of it
   with `k_width` = elements per 32-bit register (2 for fp16/bf16, 1 for tf32, 4 for int8). Used
@@ -148,6 +152,21 @@ def _source_order(value: ir.Value) -> tuple[int, ...]:
     return layout_order(source) if isinstance(source, BlockedLayout) else (1, 0)
 
 
+def computed_in_registers(value: ir.Value) -> bool:
+    """Whether `value` (through layout conversions) is computed by the kernel rather than
+    loaded: an A operand that is (a softmax's P, a converted accumulator) feeds wgmma from
+    registers; loaded ones (and arguments) are staged in shared memory, where cp.async can
+    fill them."""
+    while True:
+        owner = value.owner
+        if not isinstance(owner, (ir.Operation, ir.OpView)):
+            return False
+        owner = owner.operation
+        if owner.name != "tilegpu.convert_layout":
+            return owner.name != "tile.load"
+        value = owner.operands[0]
+
+
 def wgmma_operand_layouts(a: ir.Value, b: ir.Value) -> list[NvmmaSharedLayout] | None:
     """The NVMMA layouts staging a dot's A and B for wgmma, each with the fastest dimension of
     the value's own layout (so copies into it stay contiguous), or None where wgmma cannot read
@@ -226,7 +245,10 @@ class AccelerateMatmul(Pass):
             c_layout = old
         else:
             return  # already rewritten (or a layout this pass does not know): leave it
-        if wgmma is not None:  # read by wgmma from shared memory
+        if wgmma is not None and computed_in_registers(a):  # A from registers (RS)
+            a_smem = _convert(a, DotOperandLayout(0, c_layout, 2), op)
+            b_smem, = _stage_nvmma([(b, wgmma[1])], op)
+        elif wgmma is not None:  # both read by wgmma from shared memory
             a_smem, b_smem = _stage_nvmma([(a, wgmma[0]), (b, wgmma[1])], op)
         elif use_mma:  # operands are staged in shared memory (where ldmatrix reads them)
             op.operands[0], op.operands[1] = _stage([(a, a_layout), (b, b_layout)], op)

@@ -163,3 +163,29 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
     return
   }
 }
+
+// -----
+
+// An A the kernel computes (here the fp16 cast of a product) feeds wgmma from registers (the
+// RS form): it is converted to the dot_operand 0 layout of the accumulator's mma layout (2
+// fp16 per register) and only B is staged in shared memory, then fenced. A loaded A (the
+// first dot's, a function argument here) is staged as before.
+// CHECK-LABEL: func.func @wgmma_rs
+// CHECK: [[D1:%.*]] = "tilegpu.warpgroup_dot"(%{{.*}}, %{{.*}}, %{{.*}}) {{.*}} : (!tilegpu.memdesc<[128, 64], f16
+// CHECK: [[P:%.*]] = arith.truncf
+// CHECK-NEXT: [[A:%.*]] = "tilegpu.convert_layout"([[P]]) : ({{.*}}) -> tensor<128x64xf16, #tilegpu.dot_operand<0 : i32, #tilegpu.mma<[3, 0], [8, 1], [16, 128]>, 2 : i32>>
+// CHECK-NEXT: [[SB:%.*]] = "tilegpu.local_alloc"(%arg2) : ({{.*}}) -> !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+// CHECK-NEXT: "tilegpu.fence_async_shared"()
+// CHECK: "tilegpu.warpgroup_dot"([[A]], [[SB]], %{{.*}}) {{.*}} : (tensor<128x64xf16, #tilegpu.dot_operand<0 : i32, #tilegpu.mma<[3, 0], [8, 1], [16, 128]>, 2 : i32>>, !tilegpu.memdesc<[64, 128], f16
+#b = #tilegpu.blocked<[1, 8], [4, 8], [8, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90"} {
+  func.func @wgmma_rs(%q: tensor<128x64xf16, #b>, %k: tensor<64x64xf16, #b>, %v: tensor<64x128xf16, #b>, %p: tensor<128x128x!tile.ptr<f32, 1 : i32>, #b>) {
+    %z1 = arith.constant dense<0.0> : tensor<128x64xf32, #b>
+    %z2 = arith.constant dense<0.0> : tensor<128x128xf32, #b>
+    %s = "tile.dot"(%q, %k, %z1) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x64xf16, #b>, tensor<64x64xf16, #b>, tensor<128x64xf32, #b>) -> tensor<128x64xf32, #b>
+    %h = arith.truncf %s : tensor<128x64xf32, #b> to tensor<128x64xf16, #b>
+    %o = "tile.dot"(%h, %v, %z2) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x64xf16, #b>, tensor<64x128xf16, #b>, tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b>
+    "tile.store"(%p, %o) {cache = "none", evict = "evict_normal"} : (tensor<128x128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128x128xf32, #b>) -> ()
+    return
+  }
+}

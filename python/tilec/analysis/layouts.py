@@ -220,9 +220,12 @@ def _dot_operand_to_linear(layout: DotOperandLayout, shape: tuple[int, ...]) -> 
     """The fragments of mma.sync m16n8k(8 kw) (kw = k_width elements per 32-bit register:
     2 for fp16/bf16, 1 for tf32, 4 for int8): lane l holds A rows l/4 and l/4 + 8 at columns
     kw(l%4) .. kw(l%4) + kw - 1 and those + 4kw; B columns l/4 at rows kw(l%4) + [0, kw) and
-    those + 4kw."""
+    those + 4kw. wgmma's A operand from registers (an mma version-3 parent) is the same
+    fragment in every warp, the 4 warps of a warpgroup stacking 16 rows each."""
     mma = layout.parent
     _mma_to_linear(mma, (16, 8))  # checks the parent is supported
+    if mma.version[0] == 3 and layout.op_idx == 1:
+        raise NotImplementedError("wgmma reads B from shared memory, not from registers")
     kw = layout.k_width
     wm, wn = mma.warps_per_cta
     within = [1 << i for i in range(_log2(kw))]

@@ -20,7 +20,8 @@ from mlir.dialects import arith, llvm
 from tilec.analysis.layouts import to_linear
 from tilec.analysis.wgmma import K_BYTES, SWIZZLE_MODES, byte_offset, descriptor, k_major
 from tilec.dialects.tilegpu import ASYNC_ATTR, MmaLayout, NvmmaSharedLayout
-from tilec.lowering.context import Distributed, Lowering, i32, rule
+from tilec.dialects import tile
+from tilec.lowering.context import Distributed, Lowering, i32, rule, vector_of
 from tilec.lowering.shared_buffer import SharedBuffer
 
 _WGMMA_TYPE = {"f16": "f16", "bf16": "bf16"}
@@ -101,6 +102,47 @@ def _attr(text: str) -> ir.Attribute:
     return ir.Attribute.parse(text)
 
 
+class _Registers:
+    """A from registers (the RS form): each instruction tile's 4 32-bit registers per thread,
+    packed pairs of fp16/bf16 in the mma.sync A fragment (rows +0/+8, K +0/+8), read off the
+    operand's linear layout."""
+
+    def __init__(self, a: Distributed, element: ir.Type):
+        linear = to_linear(a.layout, tuple(a.shape))
+        self.values = {linear.register_coords(r): a.values[r]
+                       for r in range(linear.num_registers)}
+        self.element = element
+        self.cache: dict = {}
+
+    def at(self, m0: int, k0: int) -> list[ir.Value]:
+        if (m0, k0) not in self.cache:
+            word = ir.IntegerType.get_signless(32)
+            regs = []
+            for dm, dk in ((0, 0), (8, 0), (0, 8), (8, 8)):
+                pair = [self.values[(m0 + dm, k0 + dk + j)] for j in range(2)]
+                regs.append(llvm.bitcast(word, vector_of(pair, self.element)))
+            self.cache[(m0, k0)] = regs
+        return self.cache[(m0, k0)]
+
+
+def _mma_async_rs(acc: ir.Value, struct: ir.Type, a_regs: list[ir.Value], b_desc: ir.Value,
+                  n: int, k: int, element: str, b_transposed: bool) -> ir.Value:
+    """wgmma.mma_async with A from registers, as inline asm (no NVVM op has this form):
+    outputs $0.. the accumulator ("=f"), then A's 4 registers, B's descriptor, and the
+    accumulator again tied to the outputs (LLVM has no "+f")."""
+    count = n // 2
+    d = ", ".join(f"${i}" for i in range(count))
+    a = ", ".join(f"${count + i}" for i in range(4))
+    text = ("{ .reg .pred p; setp.ne.b32 p, 1, 0; "
+            f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{element}.{element} "
+            f"{{{d}}}, {{{a}}}, ${count + 4}, p, 1, 1, {int(b_transposed)}; }}")
+    constraints = ",".join(["=f"] * count + ["r"] * 4 + ["l"] + [str(i) for i in range(count)])
+    f32 = ir.F32Type.get()
+    accs = [llvm.extractvalue(f32, acc, ir.DenseI64ArrayAttr.get([i])) for i in range(count)]
+    return llvm.InlineAsmOp(struct, [*a_regs, b_desc, *accs], text, constraints,
+                            has_side_effects=True).result
+
+
 @rule("tilegpu.warpgroup_dot")
 def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
     a_buf, b_buf, c = (ctx.get(v) for v in op.operands)
@@ -111,15 +153,19 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
     n = layout.instr_shape[1]
     m_size, n_size = c.shape
     groups_m = wm // 4
-    element = a_buf.desc.element_type
-    if element not in _WGMMA_TYPE or b_buf.desc.element_type != element:
-        raise NotImplementedError(f"wgmma of {element} operands")
-    k_size = a_buf.desc.shape[1]
-    k_step = K_BYTES * 8 // a_buf.desc.layout.element_bits
+    element = b_buf.desc.element_type
+    in_registers = isinstance(a_buf, Distributed)
+    a_element = str(tile.element_type(op.operands[0].type)) if in_registers else \
+        a_buf.desc.element_type
+    if element not in _WGMMA_TYPE or a_element != element:
+        raise NotImplementedError(f"wgmma of {a_element} and {element} operands")
+    k_size = b_buf.desc.shape[0]
+    k_step = K_BYTES * 8 // b_buf.desc.layout.element_bits
 
     group_m = _group_index(ctx, 2, groups_m)
     group_n = _group_index(ctx, (wm - 1).bit_length(), wn)
-    a = _Operand(a_buf, 1, group_m, 64, 64)
+    a = _Registers(a_buf, tile.element_type(op.operands[0].type)) if in_registers else \
+        _Operand(a_buf, 1, group_m, 64, 64)
     b = _Operand(b_buf, 0, group_n, n, n)
 
     linear = to_linear(layout, tuple(c.shape))
@@ -150,13 +196,20 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
         "scaleD": _attr("#nvvm.wgmma_scale_out<one>"),
         "scaleA": _attr("#nvvm.wgmma_scale_in<one>"),
         "scaleB": _attr("#nvvm.wgmma_scale_in<one>"),
-        # A row-major (K-major) or transposed; B column-major (K-major) or transposed
-        "layoutA": _attr(f"#nvvm.mma_layout<{'row' if k_major(a.layout, 1) else 'col'}>"),
+        # B column-major (K-major) or transposed
         "layoutB": _attr(f"#nvvm.mma_layout<{'col' if k_major(b.layout, 0) else 'row'}>"),
     }
+    if not in_registers:  # A row-major (K-major) or transposed
+        attributes["layoutA"] = _attr(
+            f"#nvvm.mma_layout<{'row' if k_major(a.layout, 1) else 'col'}>")
     ir.Operation.create("nvvm.wgmma.fence.aligned")
     for k0 in range(0, k_size, k_step):
         for (m0, n0), acc in accumulators.items():
+            if in_registers:
+                accumulators[(m0, n0)] = _mma_async_rs(
+                    acc, struct, a.at(m0, k0), b.at(n0, k0, wn), n, k_step, wgmma_type,
+                    not k_major(b.layout, 0))
+                continue
             accumulators[(m0, n0)] = ir.Operation.create(
                 "nvvm.wgmma.mma_async", results=[struct],
                 operands=[acc, a.at(m0, k0, groups_m), b.at(n0, k0, wn)],

@@ -71,3 +71,33 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// A from registers (RS): wgmma as inline asm, one per K step of the m64n64k16 tile: 32
+// accumulator outputs, A's 4 registers (fp16 pairs of the mma.sync A fragment, bitcast to
+// i32), B's descriptor, the accumulator tied in; B N-major, so its transpose bit is 1.
+// CHECK-LABEL: gpu.func @wgmma_rs
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: llvm.bitcast {{.*}} : vector<2xf16> to i32
+// CHECK: llvm.inline_asm has_side_effects "{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, $1, {{.*}}, $31}, {$32, $33, $34, $35}, $36, p, 1, 1, 1; }", "=f,{{.*}},=f,r,r,r,r,l,0,1,{{.*}},31"
+// CHECK: llvm.inline_asm has_side_effects "{ .reg .pred p;
+// CHECK-NOT: llvm.inline_asm has_side_effects "{ .reg .pred p;
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+#b = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+#a = #tilegpu.dot_operand<0 : i32, #mma, 2 : i32>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @wgmma_rs(%x: f16, %out: !tile.ptr<f32, 1 : i32>) {
+    %a = "tile.splat"(%x) : (f16) -> tensor<64x32xf16, #a>
+    %b = "tile.splat"(%x) : (f16) -> tensor<32x64xf16, #b>
+    %c = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %sb = "tilegpu.local_alloc"(%b) : (tensor<32x64xf16, #b>) -> !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+    "tilegpu.fence_async_shared"() : () -> ()
+    %d = "tilegpu.warpgroup_dot"(%a, %sb, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x32xf16, #a>, !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma>
+    %p = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>, tensor<64x64xf32, #mma>) -> ()
+    return
+  }
+}
