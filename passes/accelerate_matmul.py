@@ -1,8 +1,10 @@
 """tilegpu-accelerate-matmul: every `tile.dot` in the layouts its instructions need.
 
 After it runs, each `tile.dot` is in one of three forms, which convert-tilegpu-to-llvm lowers:
-- **wgmma** (sm_90): fp16/bf16 dots whose result has a multiple of 64 rows per warpgroup
-  (4 warps) and K a multiple of 16 become `tilegpu.warpgroup_dot`: A and B are written to shared
+- **wgmma** (sm_90): fp16/bf16 dots, and tf32 (fp32 with input_precision "tf32") and
+  int8 -> int32 dots whose operands both run fastest along K, with a multiple of 64 result
+  rows per warpgroup (4 warps) and K a multiple of one instruction's 32 bytes, become
+  `tilegpu.warpgroup_dot`: A and B are written to shared
   buffers in `#tilegpu.nvmma_shared` layouts (the widest of the 128/64/32-byte swizzles their
   fastest dimension, kept from the value's layout, takes), a `tilegpu.fence_async_shared`
   follows the writes, and the accumulator has an `#tilegpu.mma<[3, 0], [wm, wn], [16, n]>`
@@ -148,6 +150,14 @@ def _stage_nvmma(operands: list[tuple[ir.Value, NvmmaSharedLayout]],
 
 
 def _source_order(value: ir.Value) -> tuple[int, ...]:
+    """The fastest dimension first of the layout `value` is produced in (looking through
+    layout conversions: a load's coalesced layout, which copies into shared memory follow)."""
+    while True:
+        owner = value.owner
+        if not isinstance(owner, (ir.Operation, ir.OpView)) or \
+                owner.operation.name != "tilegpu.convert_layout":
+            break
+        value = owner.operation.operands[0]
     source = tilegpu.tensor_layout(value.type)
     return layout_order(source) if isinstance(source, BlockedLayout) else (1, 0)
 
@@ -167,16 +177,21 @@ def computed_in_registers(value: ir.Value) -> bool:
         value = owner.operands[0]
 
 
+_WGMMA_BITS = {"f16": 16, "bf16": 16, "f32": 32, "i8": 8}
+
+
 def wgmma_operand_layouts(a: ir.Value, b: ir.Value) -> list[NvmmaSharedLayout] | None:
     """The NVMMA layouts staging a dot's A and B for wgmma, each with the fastest dimension of
     the value's own layout (so copies into it stay contiguous), or None where wgmma cannot read
-    one (fp16/bf16 only, for now)."""
+    them: tf32 and int8 operands must both run fastest along K (wgmma transposes 16-bit
+    operands only)."""
     layouts = []
-    for value in (a, b):
-        element = tile.element_type(value.type)
-        if str(element) not in ("f16", "bf16"):
+    for value, k_dim in ((a, 1), (b, 0)):
+        bits = _WGMMA_BITS.get(str(tile.element_type(value.type)))
+        order = _source_order(value)
+        if bits is None or (bits != 16 and order[0] != k_dim):
             return None
-        found = nvmma_layout(list(value.type.shape), _source_order(value), 16)
+        found = nvmma_layout(list(value.type.shape), order, bits)
         if found is None:
             return None
         layouts.append(found)
@@ -225,7 +240,8 @@ class AccelerateMatmul(Pass):
         use_mma = (arch >= 80 and kw is not None and len(shape) == 2 and shape[0] >= 16 and
                    shape[1] >= 8 and k >= 8 * kw)
         wgmma = None
-        if use_mma and arch >= 90 and k % 16 == 0:
+        bits = tile.element_type(a.type).width
+        if use_mma and arch >= 90 and k % (256 // bits) == 0:
             found = wgmma_shape(shape[0], shape[1], num_warps)
             layouts = wgmma_operand_layouts(a, b)
             if found is not None and layouts is not None and \
@@ -245,7 +261,7 @@ class AccelerateMatmul(Pass):
             c_layout = old
         else:
             return  # already rewritten (or a layout this pass does not know): leave it
-        if wgmma is not None and computed_in_registers(a):  # A from registers (RS)
+        if wgmma is not None and bits == 16 and computed_in_registers(a):  # A in registers
             a_smem = _convert(a, DotOperandLayout(0, c_layout, 2), op)
             b_smem, = _stage_nvmma([(b, wgmma[1])], op)
         elif wgmma is not None:  # both read by wgmma from shared memory

@@ -24,15 +24,17 @@ def on_wgmma(handle) -> bool:
 
 
 def matmul(a, b, block, num_warps, num_stages=3):
-    """C = A @ B (fp32) through dot_kernels.matmul; (C on the host, the launch's handle)."""
+    """C = A @ B (fp32, int32 for int8) through dot_kernels.matmul; (C on the host, the
+    launch's handle)."""
     (M, K), N = a.shape, b.shape[1]
-    c = np.full((M, N), np.nan, np.float32)
+    integer = a.dtype == np.int8
+    c = np.full((M, N), -12345 if integer else np.nan, np.int32 if integer else np.float32)
     ga, gb, gc = to_gpu([a, b, c])
     bm, bn, bk = block
     handle = D.matmul[(cdiv(M, bm), cdiv(N, bn))](
         ga, gb, gc, M, N, K, *strides(a), *strides(b), *strides(c), BLOCK_M=bm, BLOCK_N=bn,
-        BLOCK_K=bk, PRECISION="tf32", ACC_DTYPE=tl.float32, num_warps=num_warps,
-        num_stages=num_stages)
+        BLOCK_K=bk, PRECISION="tf32", ACC_DTYPE=tl.int32 if integer else tl.float32,
+        num_warps=num_warps, num_stages=num_stages)
     return to_host(gc), handle
 
 
@@ -96,3 +98,21 @@ def test_chained_dots(num_warps):
     first = reference(a, b).astype(np.float32).astype(np.float16)
     assert_dot_close(to_host(gout), reference(first, c), TOL["fp16"], N)
     assert on_wgmma(handle)
+
+
+@pytest.mark.parametrize("dtype, tol", [(np.float32, "tf32"), (np.int8, "int8")],
+                         ids=["tf32", "int8"])
+@pytest.mark.parametrize("block, num_warps", [((64, 64, 32), 4), ((128, 128, 64), 8)],
+                         ids=["64x64x32-w4", "128x128x64-w8"])
+def test_tf32_and_int8_with_both_operands_k_major(dtype, tol, block, num_warps):
+    """tf32 (k8) and int8 (k32) wgmma read both operands K-major: B given as a transposed
+    view runs along K. (A row-major B stays on mma.sync: wgmma transposes 16-bit operands
+    only.) wgmma takes fp32 operands as tf32 by dropping their low mantissa bits."""
+    M, N, K = 2 * block[0] + 8, 2 * block[1] + 16, 4 * block[2]
+    a = operand(dtype, (M, K))
+    b = operand(dtype, (K, N), transposed=True)
+    out, handle = matmul(a, b, block, num_warps)
+    assert_dot_close(out, reference(a, b), TOL[tol], K)
+    assert on_wgmma(handle)
+    _, row_major = matmul(a, np.ascontiguousarray(b), block, num_warps)
+    assert "mma.sync" in row_major.asm["ptx"] and "wgmma" not in row_major.asm["ptx"]

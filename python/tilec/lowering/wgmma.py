@@ -24,7 +24,8 @@ from tilec.dialects import tile
 from tilec.lowering.context import Distributed, Lowering, i32, rule, vector_of
 from tilec.lowering.shared_buffer import SharedBuffer
 
-_WGMMA_TYPE = {"f16": "f16", "bf16": "bf16"}
+_WGMMA_TYPE = {"f16": "f16", "bf16": "bf16", "f32": "tf32", "i8": "s8"}
+_ACCUMULATOR = {"f32": "f32", "i32": "s32"}  # wgmma's name of the accumulator type
 
 
 def _i64(value: int) -> ir.Value:
@@ -170,8 +171,10 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
 
     linear = to_linear(layout, tuple(c.shape))
     where = {linear.register_coords(r): r for r in range(linear.num_registers)}
-    f32 = ir.F32Type.get()
-    struct = ir.Type.parse(f"!llvm.struct<({', '.join(['f32'] * (n // 2))})>")
+    acc_type = tile.element_type(op.operands[2].type)
+    if str(acc_type) not in _ACCUMULATOR:
+        raise NotImplementedError(f"a wgmma accumulator of {acc_type}")
+    struct = ir.Type.parse(f"!llvm.struct<({', '.join([str(acc_type)] * (n // 2))})>")
     m_tiles = range(0, m_size, 16 * wm)
     n_tiles = range(0, n_size, n * wn)
     slots = {}
@@ -192,7 +195,7 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
         "shape": _attr(f"#nvvm.shape<m = 64, n = {n}, k = {k_step}>"),
         "typeA": _attr(f"#nvvm.wgmma_type<{wgmma_type}>"),
         "typeB": _attr(f"#nvvm.wgmma_type<{wgmma_type}>"),
-        "typeD": _attr("#nvvm.wgmma_type<f32>"),
+        "typeD": _attr(f"#nvvm.wgmma_type<{_ACCUMULATOR[str(acc_type)]}>"),
         "scaleD": _attr("#nvvm.wgmma_scale_out<one>"),
         "scaleA": _attr("#nvvm.wgmma_scale_in<one>"),
         "scaleB": _attr("#nvvm.wgmma_scale_in<one>"),
@@ -228,7 +231,8 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
                                           f"by '{user.name}' before a warpgroup_dot_wait")
     for key, regs in slots.items():
         for i, r in enumerate(regs):
-            values[r] = llvm.extractvalue(f32, accumulators[key], ir.DenseI64ArrayAttr.get([i]))
+            values[r] = llvm.extractvalue(acc_type, accumulators[key],
+                                          ir.DenseI64ArrayAttr.get([i]))
     return [Distributed(layout, tuple(c.shape), values)]
 
 
