@@ -149,10 +149,11 @@ def _stage_nvmma(operands: list[tuple[ir.Value, NvmmaSharedLayout]],
     return buffers
 
 
-def _source_order(value: ir.Value) -> tuple[int, ...]:
-    """The fastest dimension first of the layout `value` is produced in (looking through
-    layout conversions: a load's coalesced layout, which copies into shared memory follow)."""
-    while True:
+def _source_order(value: ir.Value, produced: bool = False) -> tuple[int, ...]:
+    """The fastest dimension first of `value`'s layout, or (`produced`) of the layout it is
+    produced in, looking through layout conversions: a load's coalesced layout, which copies
+    into shared memory follow. (The mma.sync staging keeps the value's own order.)"""
+    while produced:
         owner = value.owner
         if not isinstance(owner, (ir.Operation, ir.OpView)) or \
                 owner.operation.name != "tilegpu.convert_layout":
@@ -188,7 +189,7 @@ def wgmma_operand_layouts(a: ir.Value, b: ir.Value) -> list[NvmmaSharedLayout] |
     layouts = []
     for value, k_dim in ((a, 1), (b, 0)):
         bits = _WGMMA_BITS.get(str(tile.element_type(value.type)))
-        order = _source_order(value)
+        order = _source_order(value, produced=True)
         if bits is None or (bits != 16 and order[0] != k_dim):
             return None
         found = nvmma_layout(list(value.type.shape), order, bits)
