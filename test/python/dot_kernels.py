@@ -175,3 +175,24 @@ def matmul_acc_in(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
                     mask=(kk[:, None] < K) & (offs_n[None, :] < N), other=0)
         acc = tl.dot(a, b, acc=acc)
     tl.store(c_ptrs, acc, mask=c_mask)
+
+
+@tilec.jit
+def dot_row_max(a_ptr, b_ptr, out_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                BLOCK_K: tl.constexpr):
+    """OUT[m] = max over n of (A @ B)[m, n] for contiguous A [M, K] and B [K, N], one BLOCK_M
+    rows per program and all of N in one block: a reduction of a dot's accumulator along its
+    rows, as attention's running maximum."""
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        kk = k * BLOCK_K + offs_k
+        a = tl.load(a_ptr + offs_m[:, None] * K + kk[None, :],
+                    mask=(offs_m[:, None] < M) & (kk[None, :] < K), other=0)
+        b = tl.load(b_ptr + kk[:, None] * N + offs_n[None, :],
+                    mask=(kk[:, None] < K) & (offs_n[None, :] < N), other=0)
+        acc = tl.dot(a, b, acc)
+    acc = tl.where(offs_n[None, :] < N, acc, float("-inf"))
+    tl.store(out_ptr + offs_m, tl.max(acc, axis=1), mask=offs_m < M)

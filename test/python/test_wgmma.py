@@ -74,3 +74,4 @@ def test_ptxas_serialisation_notes_are_recorded():
     assert stats["registers"] == 168 and stats["spill_stores"] == 8
     assert len(stats["wgmma_serialized"]) == 1 and stats["wgmma_serialized"][0].startswith("(C7510)")
     assert ptxas_stats("ptxas info    : Used 40 registers\n")["wgmma_serialized"] == []
+

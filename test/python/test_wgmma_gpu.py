@@ -116,3 +116,14 @@ def test_tf32_and_int8_with_both_operands_k_major(dtype, tol, block, num_warps):
     assert on_wgmma(handle)
     _, row_major = matmul(a, np.ascontiguousarray(b), block, num_warps)
     assert "mma.sync" in row_major.asm["ptx"] and "wgmma" not in row_major.asm["ptx"]
+
+
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_row_maximum_of_a_wgmma_accumulator(num_warps):
+    M, N, K = 200, 100, 96
+    a, b = operand(np.float16, (M, K)), operand(np.float16, (K, N))
+    ga, gb, gout = to_gpu([a, b, np.full(M, np.nan, np.float32)])
+    handle = D.dot_row_max[(cdiv(M, 128),)](ga, gb, gout, M, N, K, BLOCK_M=128, BLOCK_N=128,
+                                            BLOCK_K=32, num_warps=num_warps)
+    assert_dot_close(to_host(gout), reference(a, b).max(axis=1), TOL["fp16"], K)
+    assert on_wgmma(handle)
