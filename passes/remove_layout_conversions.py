@@ -8,8 +8,9 @@ conversions fold. Afterwards dead ops are erased and identical side-effect-free 
 Loads and stores keep the layouts tilegpu-coalesce chose: the conversions next to them are
 pushed away from them. A reduction whose operands are conversions reduces the unconverted
 values instead (a reduction works in any layout), and a value written to shared memory is
-written unconverted. An elementwise op that narrows the values of a conversion (`acc.to(tl.float16)`
-of a dot result) runs before it, so fewer bytes are converted. Loop-carried values take the
+written unconverted. An elementwise op of a conversion that does not widen its values
+(`acc.to(tl.float16)` of a dot result, a `tl.where` on it) runs before it, so no more bytes are
+converted and the conversion may vanish further on. Loop-carried values take the
 layout their loop wants (see retype_loop_carried).
 
 Example:
@@ -115,12 +116,13 @@ def remove_conversions(module: ir.Operation) -> bool:
     return changed
 
 
-def narrow_before_conversions(module: ir.Operation, remat: _Rematerializer) -> bool:
-    """f(convert(x)) with f elementwise and narrower elements out than in (`acc.to(tl.float16)`
-    of a dot result before its store) becomes convert(f(x)): the conversion, through shared
-    memory, moves half the bytes. Only when f is the conversion's one user (else both the wide
-    and the narrow value would be converted) and f's other operands can be recomputed in x's
-    layout."""
+def compute_before_conversions(module: ir.Operation, remat: _Rematerializer) -> bool:
+    """f(convert(x)) with f elementwise and elements out no wider than in becomes
+    convert(f(x)): the conversion moves no more bytes (half with `acc.to(tl.float16)` of a dot
+    result) and comes later, where it may vanish (into a reduction: `tl.where(mask, acc, m)`
+    then `tl.max` of a dot result reduces in the accumulator's layout). Only when f is the
+    conversion's one user (else both values would be converted) and f's other operands can be
+    recomputed in x's layout."""
     changed = False
     for op in ops_in(module, "tilegpu.convert_layout"):
         uses = list(op.results[0].uses)
@@ -131,7 +133,7 @@ def narrow_before_conversions(module: ir.Operation, remat: _Rematerializer) -> b
             continue
         wide, narrow = (bit_width(ir.RankedTensorType(v.type).element_type)
                         for v in (op.results[0], user.results[0]))
-        if narrow >= wide:
+        if narrow > wide:
             continue
         source = op.operands[0]
         layout = _layout(source)
@@ -323,7 +325,7 @@ class RemoveLayoutConversions(Pass):
         for _ in range(8):
             changed = retype_loop_carried(module)
             changed |= remove_conversions(module)
-            changed |= narrow_before_conversions(module, _Rematerializer())
+            changed |= compute_before_conversions(module, _Rematerializer())
             changed |= sink_into_reductions(module)
             changed |= sink_into_shared_stores(module)
             erase_dead_ops(module)

@@ -480,3 +480,34 @@ func.func @keep_conversion_before(%x: tensor<1024xf16, #b1>, %acc: tensor<1024xf
   %h = arith.truncf %a4 : tensor<1024xf32, #b4> to tensor<1024xf16, #b4>
   return %w, %h, %a4 : tensor<1024xf32, #b4>, tensor<1024xf16, #b4>, tensor<1024xf32, #b4>
 }
+
+// -----
+
+// f(convert(x)) with f elementwise and its values no wider (a `tl.where` on a dot's accumulator
+// before a row maximum): f runs in x's layout (the mask recomputed there) and the conversion
+// follows it, where the reduction then takes it in: the maximum is taken in x's layout and only
+// its result is converted.
+// CHECK-LABEL: func.func @where_then_reduce
+// CHECK: [[M:%.*]] = arith.cmpi slt, {{.*}} : tensor<64x64xi32, [[MMA:#tilegpu.mma<[^>]*>]]>
+// CHECK: [[W:%.*]] = arith.select [[M]], %arg0, {{.*}} : tensor<64x64xi1, [[MMA]]>, tensor<64x64xf32, [[MMA]]>
+// CHECK: "tile.reduce"([[W]])
+// CHECK: -> tensor<64xf32, #tilegpu.slice<1 : i32, [[MMA]]>>
+// CHECK-NOT: "tilegpu.convert_layout"({{.*}}) : (tensor<64x64xf32
+#b = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+func.func @where_then_reduce(%acc: tensor<64x64xf32, #mma>, %n: i32) -> tensor<64xf32, #tilegpu.slice<1 : i32, #b>> {
+  %a = "tilegpu.convert_layout"(%acc) : (tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #b>
+  %r = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32, #tilegpu.slice<0 : i32, #b>>
+  %r2 = "tile.expand_dims"(%r) {axis = 0 : i32} : (tensor<64xi32, #tilegpu.slice<0 : i32, #b>>) -> tensor<1x64xi32, #b>
+  %rb = "tile.broadcast"(%r2) : (tensor<1x64xi32, #b>) -> tensor<64x64xi32, #b>
+  %ns = "tile.splat"(%n) : (i32) -> tensor<64x64xi32, #b>
+  %m = arith.cmpi slt, %rb, %ns : tensor<64x64xi32, #b>
+  %ninf = arith.constant dense<0xFF800000> : tensor<64x64xf32, #b>
+  %w = arith.select %m, %a, %ninf : tensor<64x64xi1, #b>, tensor<64x64xf32, #b>
+  %max = "tile.reduce"(%w) ({
+  ^bb0(%x: f32, %y: f32):
+    %z = arith.maxnumf %x, %y : f32
+    gpu.yield %z : f32
+  }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64x64xf32, #b>) -> tensor<64xf32, #tilegpu.slice<1 : i32, #b>>
+  return %max : tensor<64xf32, #tilegpu.slice<1 : i32, #b>>
+}

@@ -75,3 +75,22 @@ def test_ptxas_serialisation_notes_are_recorded():
     assert len(stats["wgmma_serialized"]) == 1 and stats["wgmma_serialized"][0].startswith("(C7510)")
     assert ptxas_stats("ptxas info    : Used 40 registers\n")["wgmma_serialized"] == []
 
+
+
+@pytest.mark.parametrize("num_warps", [4, 8])
+def test_row_reductions_of_a_wgmma_accumulator_need_no_shared_memory(num_warps):
+    """The accumulator's layout is a linear layout like any other: a maximum along its rows
+    (after a `tl.where` on it; the warps split only M) is done in registers and warp shuffles,
+    with no scratch, and nothing converts the accumulator before it."""
+    import dot_kernels as D
+    kernel = tilec.compile(D.dot_row_max, signature={
+        "a_ptr": "*fp16:16", "b_ptr": "*fp16:16", "out_ptr": "*fp32:16", "M": "i32",
+        "N": "i32", "K": "i32:16"}, constexprs={"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64},
+        num_warps=num_warps, stop_after="tilegpu")
+    lines = kernel.asm["tilegpu"].splitlines()
+    start = next(i for i, line in enumerate(lines) if '"tile.reduce"' in line)
+    reduce = next(line for line in lines[start:] if "axis = 1" in line)
+    assert "-> tensor<128xf32, #tilegpu.slice<1 : i32, #tilegpu.mma<[3, 0]" in reduce
+    assert "tilegpu.bytes" not in reduce
+    assert not any("convert_layout" in line and "tensor<128x128xf32, #tilegpu.mma" in line
+                   for line in lines)
