@@ -3,7 +3,9 @@
 A conversion of a value that is cheap to recompute is replaced by recomputing it in the
 wanted layout: elementwise `arith`/`math` ops, `tile.splat`, `tile.make_range`, constants,
 `tile.addptr`, `tile.broadcast`, `tile.expand_dims` and chains of them, back to values that
-cannot be moved (loads, block arguments). Conversions to the same layout and conversions of
+cannot be moved (loads, block arguments, reduction results); such a value is converted where
+that is free (the two linear layouts place every lane's and warp's elements alike, so the
+conversion renames registers: the row statistics of one wgmma accumulator used with another). Conversions to the same layout and conversions of
 conversions fold. Afterwards dead ops are erased and identical side-effect-free ops merged.
 Loads and stores keep the layouts tilegpu-coalesce chose: the conversions next to them are
 pushed away from them. A reduction whose operands are conversions reduces the unconverted
@@ -29,6 +31,7 @@ from __future__ import annotations
 from mlir import ir
 
 from tilec.analysis.axis_lattice import bit_width
+from tilec.analysis.layouts import to_linear
 from tilec.analysis.op_facts import free_to_recompute
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import SliceLayout
@@ -50,8 +53,10 @@ class _Rematerializer:
     def __init__(self):
         self.done: dict[tuple, ir.Value] = {}
 
-    def value_in(self, value: ir.Value, layout) -> ir.Value | None:
-        """`value` recomputed in `layout`, or None when that would mean moving a load."""
+    def value_in(self, value: ir.Value, layout, free: bool = True) -> ir.Value | None:
+        """`value` recomputed in `layout`, or None when that would mean moving a load. A value
+        that cannot be recomputed is converted where that is free (`_free_conversion`) unless
+        `free` is False (a conversion asked for itself)."""
         if not isinstance(value.type, ir.RankedTensorType):
             return value  # scalars need no layout
         if _layout(value) == layout:
@@ -60,10 +65,10 @@ class _Rematerializer:
         if key in self.done:
             return self.done[key]
         owner = value.owner
-        if not isinstance(owner, (ir.Operation, ir.OpView)):
-            return None  # a block argument
-        op = owner.operation
-        result = self._recompute(op, value, layout)
+        op = owner.operation if isinstance(owner, (ir.Operation, ir.OpView)) else None
+        result = self._recompute(op, value, layout) if op is not None else None
+        if result is None and free:
+            result = _free_conversion(value, layout, op)
         if result is not None:
             self.done[key] = result
         return result
@@ -88,6 +93,33 @@ class _Rematerializer:
         return _clone_in(op, operands, layout, ir.InsertionPoint.after(op))
 
 
+def _free_conversion(value: ir.Value, layout, owner: ir.Operation | None) -> ir.Value | None:
+    """`value` converted to `layout` right after it is defined, when no data crosses threads
+    between the two (their linear layouts place every lane's and warp's elements alike: the
+    conversion renames registers), else None. Such a conversion costs nothing, so values that
+    cannot be recomputed (a reduction's result, a loop-carried value) still let what depends on
+    them be recomputed in `layout`."""
+    source = _layout(value)
+    if source is None or layout is None:
+        return None
+    shape = tuple(ir.RankedTensorType(value.type).shape)
+    try:
+        if not to_linear(layout, shape).threads_hold_alike(to_linear(source, shape)):
+            return None
+    except (NotImplementedError, ValueError):
+        return None
+    if owner is None:
+        block = value.owner
+        first = list(block.operations)[0] if len(list(block.operations)) else None
+        where = ir.InsertionPoint(first.operation) if first is not None else \
+            ir.InsertionPoint(block)
+        location = first.location if first is not None else ir.Location.unknown()
+    else:
+        where, location = ir.InsertionPoint.after(owner), owner.location
+    with where, location:
+        return tilegpu.convert_layout(value, layout)
+
+
 def _clone_in(op: ir.Operation, operands: list, layout, where: ir.InsertionPoint) -> ir.Value:
     """`op` (one tensor result) computed from `operands` with its result in `layout`, inserted
     at `where`."""
@@ -106,7 +138,7 @@ def remove_conversions(module: ir.Operation) -> bool:
     remat = _Rematerializer()
     changed = False
     for op in ops_in(module, "tilegpu.convert_layout"):
-        replacement = remat.value_in(op.operands[0], _layout(op.results[0]))
+        replacement = remat.value_in(op.operands[0], _layout(op.results[0]), free=False)
         if replacement is None:
             changed |= _skip_inner_conversion(op) or _convert_later(op, remat)
             continue

@@ -511,3 +511,36 @@ func.func @where_then_reduce(%acc: tensor<64x64xf32, #mma>, %n: i32) -> tensor<6
   }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64x64xf32, #b>) -> tensor<64xf32, #tilegpu.slice<1 : i32, #b>>
   return %max : tensor<64xf32, #tilegpu.slice<1 : i32, #b>>
 }
+
+// -----
+
+// A value that cannot be recomputed (a reduction's result: the running maximum of attention)
+// converted where no data crosses threads: from the row slice of one wgmma accumulator layout
+// to that of another (the warps split only M in both, so every thread holds the same rows: a
+// register renaming). What depends on it (the broadcast rescaling the second accumulator) is
+// then recomputed in the second accumulator's layout instead of converting that accumulator
+// through shared memory and back.
+// CHECK-LABEL: func.func @free_conversion
+// CHECK: [[R:%.*]] = "tile.reduce"
+// CHECK: [[F:%.*]] = "tilegpu.convert_layout"([[R]]) : (tensor<128xf32, #tilegpu.slice<1 : i32, #tilegpu.mma<[3, 0], [8, 1], [16, 64]>>>) -> tensor<128xf32, #tilegpu.slice<1 : i32, [[M2:#tilegpu.mma<.3, 0., .8, 1., .16, 128.>]]>>
+// CHECK: [[E:%.*]] = "tile.expand_dims"([[F]])
+// CHECK: [[B:%.*]] = "tile.broadcast"([[E]])
+// CHECK: arith.mulf %arg1, [[B]] : tensor<128x128xf32, [[M2]]>
+// CHECK-NOT: "tilegpu.convert_layout"(%arg1)
+#b = #tilegpu.blocked<[1, 4], [4, 8], [8, 1], [1, 0]>
+#m1 = #tilegpu.mma<[3, 0], [8, 1], [16, 64]>
+#m2 = #tilegpu.mma<[3, 0], [8, 1], [16, 128]>
+func.func @free_conversion(%s: tensor<128x64xf32, #m1>, %acc: tensor<128x128xf32, #m2>) -> tensor<128x128xf32, #m2> {
+  %max = "tile.reduce"(%s) ({
+  ^bb0(%x: f32, %y: f32):
+    %z = arith.maxnumf %x, %y : f32
+    gpu.yield %z : f32
+  }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<128x64xf32, #m1>) -> tensor<128xf32, #tilegpu.slice<1 : i32, #m1>>
+  %c = "tilegpu.convert_layout"(%max) : (tensor<128xf32, #tilegpu.slice<1 : i32, #m1>>) -> tensor<128xf32, #tilegpu.slice<1 : i32, #b>>
+  %e = "tile.expand_dims"(%c) {axis = 1 : i32} : (tensor<128xf32, #tilegpu.slice<1 : i32, #b>>) -> tensor<128x1xf32, #b>
+  %bc = "tile.broadcast"(%e) : (tensor<128x1xf32, #b>) -> tensor<128x128xf32, #b>
+  %a = "tilegpu.convert_layout"(%acc) : (tensor<128x128xf32, #m2>) -> tensor<128x128xf32, #b>
+  %scaled = arith.mulf %a, %bc : tensor<128x128xf32, #b>
+  %back = "tilegpu.convert_layout"(%scaled) : (tensor<128x128xf32, #b>) -> tensor<128x128xf32, #m2>
+  return %back : tensor<128x128xf32, #m2>
+}

@@ -196,3 +196,35 @@ def dot_row_max(a_ptr, b_ptr, out_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: 
         acc = tl.dot(a, b, acc)
     acc = tl.where(offs_n[None, :] < N, acc, float("-inf"))
     tl.store(out_ptr + offs_m, tl.max(acc, axis=1), mask=offs_m < M)
+
+
+@tilec.jit
+def attention_fwd(Q, K, V, Out, sm_scale, seq_len, stride_qm, stride_km, stride_vm, stride_om,
+                  HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Out = softmax(Q K^T * sm_scale) V per (batch * head) of contiguous [B*H, seq_len, HEAD_DIM]
+    fp16 tensors, the online softmax of flash attention: Q kept in a block, a loop over K/V
+    blocks, the running maximum and sum along rows, the accumulator rescaled each trip and
+    P @ V chained to Q K^T. seq_len is a multiple of BLOCK_M and BLOCK_N."""
+    start_m = tl.program_id(0)
+    base = tl.program_id(1) * seq_len
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q = tl.load(Q + (base + offs_m)[:, None] * stride_qm + offs_d[None, :])
+    m_i = tl.zeros((BLOCK_M,), dtype=tl.float32) - float("inf")
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32) + 1.0
+    acc = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504  # exp(x) = exp2(x * log2(e))
+    for start_n in range(0, seq_len, BLOCK_N):
+        k = tl.load(K + (base + start_n + offs_n)[None, :] * stride_km + offs_d[:, None])
+        qk = tl.dot(q, k)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.exp2(qk * qk_scale - m_ij[:, None])
+        alpha = tl.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = tl.load(V + (base + start_n + offs_n)[:, None] * stride_vm + offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(Out + (base + offs_m)[:, None] * stride_om + offs_d[None, :], acc.to(tl.float16))

@@ -94,3 +94,28 @@ def test_row_reductions_of_a_wgmma_accumulator_need_no_shared_memory(num_warps):
     assert "tilegpu.bytes" not in reduce
     assert not any("convert_layout" in line and "tensor<128x128xf32, #tilegpu.mma" in line
                    for line in lines)
+
+
+ATTENTION_SIGNATURE = {"Q": "*fp16:16", "K": "*fp16:16", "V": "*fp16:16", "Out": "*fp16:16",
+                       "sm_scale": "fp32", "seq_len": "i32:16", "stride_qm": "i32:16",
+                       "stride_km": "i32:16", "stride_vm": "i32:16", "stride_om": "i32:16"}
+
+
+@pytest.mark.parametrize("block_n, head_dim", [(64, 64), (64, 128), (128, 128)])
+def test_attention_keeps_its_softmax_and_accumulator_in_registers(block_n, head_dim):
+    """The flash-attention loop on 8 warps: the running statistics, the rescaled accumulator
+    and P stay in the wgmma accumulators' layouts (conversions between them rename registers),
+    so no convert_layout in the loop needs shared memory, P @ V takes P from registers, and
+    ptxas spills nothing."""
+    import dot_kernels as D
+    options = dict(signature=ATTENTION_SIGNATURE, num_warps=8, num_stages=2,
+                   constexprs={"HEAD_DIM": head_dim, "BLOCK_M": 128, "BLOCK_N": block_n})
+    ir_text = tilec.compile(D.attention_fwd, stop_after="tilegpu", **options).asm["tilegpu"]
+    lines = ir_text.splitlines()
+    loop = next(i for i, line in enumerate(lines) if "scf.for" in line and "iter_args" in line)
+    body = lines[loop:loop + next(i for i, line in enumerate(lines[loop:]) if "scf.yield" in line)]
+    assert not [line for line in body if "convert_layout" in line and "tilegpu.bytes" in line]
+    dots = [line for line in body if '"tilegpu.warpgroup_dot"' in line]
+    assert len(dots) == 2 and "dot_operand<0" in dots[1]
+    kernel = tilec.compile(D.attention_fwd, **options)
+    assert kernel.n_spills == 0 and kernel.metadata["wgmma_serialized"] == []

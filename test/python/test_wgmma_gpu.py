@@ -127,3 +127,24 @@ def test_row_maximum_of_a_wgmma_accumulator(num_warps):
                                             BLOCK_K=32, num_warps=num_warps)
     assert_dot_close(to_host(gout), reference(a, b).max(axis=1), TOL["fp16"], K)
     assert on_wgmma(handle)
+
+
+@pytest.mark.parametrize("block_n, head_dim", [(64, 64), (64, 128), (128, 128)])
+def test_attention_forward(block_n, head_dim):
+    """dot_kernels.attention_fwd (online softmax, P @ V from registers) against softmax(Q K^T
+    * scale) V in float64 on the same fp16 inputs."""
+    heads, seq = 3, 512
+    q, k, v = (operand(np.float16, (heads * seq, head_dim)) for _ in range(3))
+    scale = head_dim ** -0.5
+    gq, gk, gv, gout = to_gpu([q, k, v, np.full_like(q, np.nan)])
+    handle = D.attention_fwd[(seq // 128, heads)](gq, gk, gv, gout, scale, seq, head_dim,
+                                                 head_dim, head_dim, head_dim,
+                                                 HEAD_DIM=head_dim, BLOCK_M=128,
+                                                 BLOCK_N=block_n, num_warps=8, num_stages=2)
+    out = to_host(gout).astype(np.float64).reshape(heads, seq, head_dim)
+    q3, k3, v3 = (x.astype(np.float64).reshape(heads, seq, head_dim) for x in (q, k, v))
+    s = q3 @ k3.transpose(0, 2, 1) * scale
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    ref = (p / p.sum(axis=-1, keepdims=True)) @ v3
+    np.testing.assert_allclose(out, ref, atol=2e-2, rtol=2e-2)
+    assert on_wgmma(handle) and handle.n_spills == 0
