@@ -19,8 +19,8 @@ from mlir.dialects import arith, llvm
 
 from tilec.analysis.layouts import to_linear
 from tilec.analysis.wgmma import K_BYTES, SWIZZLE_MODES, byte_offset, descriptor, k_major
-from tilec.dialects.tilegpu import ASYNC_ATTR, MmaLayout, NvmmaSharedLayout
 from tilec.dialects import tile
+from tilec.dialects.tilegpu import ASYNC_ATTR, MmaLayout, NvmmaSharedLayout
 from tilec.lowering.context import Distributed, Lowering, i32, rule, vector_of
 from tilec.lowering.shared_buffer import SharedBuffer
 
