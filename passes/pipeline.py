@@ -446,8 +446,8 @@ class _AsyncDot:
     @classmethod
     def find(cls, loop: _Loop, stages: list[_Stage]) -> "_AsyncDot | None":
         allocs = {s.alloc for s in stages}
-        body = [op.operation for op in loop.body.operations]
-        for index, op in enumerate(body):
+        for op in loop.body.operations:
+            op = op.operation
             if op.name != "tilegpu.warpgroup_dot":
                 continue
             if any(_owner(v) not in allocs for v in op.operands[:2]):

@@ -133,15 +133,11 @@ def dot_3d(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexp
 
 
 @tilec.jit
-def chained_dot(a_ptr, b_ptr, c_ptr, out_ptr, M, N, K, P, BLOCK_M: tl.constexpr,
-                BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_P: tl.constexpr):
-    """OUT = (A @ B).to(fp16) @ C for contiguous A [M, K], B [K, N], C [N, P]: one BLOCK_M rows
-    of OUT per program, the first product's N and the second's P in one block each (the
-    chained form of attention's P @ V)."""
-    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = tl.arange(0, BLOCK_N)
+def rows_times_b(a_ptr, b_ptr, offs_m, offs_n, M, N, K, BLOCK_M: tl.constexpr,
+                 BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """(A @ B)[offs_m, offs_n] in fp32 for contiguous A [M, K] and B [K, N], masked, looping
+    over K in BLOCK_K steps (the first product of chained_dot and dot_row_max)."""
     offs_k = tl.arange(0, BLOCK_K)
-    offs_p = tl.arange(0, BLOCK_P)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         kk = k * BLOCK_K + offs_k
@@ -150,6 +146,19 @@ def chained_dot(a_ptr, b_ptr, c_ptr, out_ptr, M, N, K, P, BLOCK_M: tl.constexpr,
         b = tl.load(b_ptr + kk[:, None] * N + offs_n[None, :],
                     mask=(kk[:, None] < K) & (offs_n[None, :] < N), other=0)
         acc = tl.dot(a, b, acc)
+    return acc
+
+
+@tilec.jit
+def chained_dot(a_ptr, b_ptr, c_ptr, out_ptr, M, N, K, P, BLOCK_M: tl.constexpr,
+                BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_P: tl.constexpr):
+    """OUT = (A @ B).to(fp16) @ C for contiguous A [M, K], B [K, N], C [N, P]: one BLOCK_M rows
+    of OUT per program, the first product's N and the second's P in one block each (the
+    chained form of attention's P @ V)."""
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_p = tl.arange(0, BLOCK_P)
+    acc = rows_times_b(a_ptr, b_ptr, offs_m, offs_n, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K)
     c = tl.load(c_ptr + offs_n[:, None] * P + offs_p[None, :],
                 mask=(offs_n[:, None] < N) & (offs_p[None, :] < P), other=0)
     out = tl.dot(acc.to(tl.float16), c)
@@ -185,15 +194,7 @@ def dot_row_max(a_ptr, b_ptr, out_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: 
     rows, as attention's running maximum."""
     offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
-    offs_k = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
-        kk = k * BLOCK_K + offs_k
-        a = tl.load(a_ptr + offs_m[:, None] * K + kk[None, :],
-                    mask=(offs_m[:, None] < M) & (kk[None, :] < K), other=0)
-        b = tl.load(b_ptr + kk[:, None] * N + offs_n[None, :],
-                    mask=(kk[:, None] < K) & (offs_n[None, :] < N), other=0)
-        acc = tl.dot(a, b, acc)
+    acc = rows_times_b(a_ptr, b_ptr, offs_m, offs_n, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K)
     acc = tl.where(offs_n[None, :] < N, acc, float("-inf"))
     tl.store(out_ptr + offs_m, tl.max(acc, axis=1), mask=offs_m < M)
 

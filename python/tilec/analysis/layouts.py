@@ -69,6 +69,11 @@ class LinearLayout:
     def register_coords(self, reg: int) -> tuple[int, ...]:
         return self._apply(self.register, reg)
 
+    def register_index(self) -> dict[tuple[int, ...], int]:
+        """The register holding each coordinate this thread's registers cover (relative to
+        the thread's offset)."""
+        return {self.register_coords(r): r for r in range(self.num_registers)}
+
     def lane_coords(self, lane: int) -> tuple[int, ...]:
         return self._apply(self.lane, lane)
 

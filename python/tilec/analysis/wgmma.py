@@ -83,10 +83,18 @@ class Descriptor:
 
     def encode(self, base: int = 0) -> int:
         """The 64-bit descriptor of this tile in a buffer at shared address `base`."""
-        def field(x):
-            return (x & 0x3FFFF) >> 4
-        return (field(base + self.start) | field(self.leading) << 16 |
-                field(self.stride) << 32 | SWIZZLE_MODES[self.swizzle] << 62)
+        return _field(base + self.start) | self.fixed_bits()
+
+    def fixed_bits(self) -> int:
+        """The bits that do not depend on the start address: the leading and stride byte
+        offsets and the swizzle mode (the lowering adds the start address at run time)."""
+        return _field(self.leading) << 16 | _field(self.stride) << 32 | \
+            SWIZZLE_MODES[self.swizzle] << 62
+
+
+def _field(x: int) -> int:
+    """matrix-descriptor-encode: bits 4-17 of a byte address or offset."""
+    return (x & 0x3FFFF) >> 4
 
 
 def k_major(layout: NvmmaSharedLayout, k_dim: int) -> bool:

@@ -24,9 +24,10 @@ from tilec.lowering.shared import Fragments
 _FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 
 
-def _registers(d: Distributed) -> dict[tuple, ir.Value]:
+def registers_by_coordinate(d: Distributed) -> dict[tuple, ir.Value]:
+    """This thread's values of `d` by the coordinate (relative to the thread) each holds."""
     linear = to_linear(d.layout, tuple(d.shape))
-    return {linear.register_coords(r): d.values[r] for r in range(linear.num_registers)}
+    return {coord: d.values[r] for coord, r in linear.register_index().items()}
 
 
 def _is_float(t: ir.Type) -> bool:
@@ -56,7 +57,7 @@ def lower_dot(ctx: Lowering, op: ir.Operation):
 
 def _fma(op: ir.Operation, a: Distributed, b: Distributed, c: Distributed,
          precision: str) -> Distributed:
-    a_regs, b_regs = _registers(a), _registers(b)
+    a_regs, b_regs = registers_by_coordinate(a), registers_by_coordinate(b)
     c_linear = to_linear(c.layout, tuple(c.shape))
     k_size = a.shape[-1]
     operand = scalar_type(op.operands[0].type)
@@ -141,12 +142,12 @@ def _mma(ctx: Lowering, op: ir.Operation, a: Distributed, b: Distributed,
     element = scalar_type(op.operands[0].type)
     accumulator = scalar_type(op.results[0].type)
     c_linear = to_linear(c.layout, tuple(c.shape))
-    where = {c_linear.register_coords(r): r for r in range(c_linear.num_registers)}
+    where = c_linear.register_index()
     values = list(c.values)
     rounded: dict = {}
     # Fragments still in shared memory are loaded as the instructions reach them.
-    a_regs = a if isinstance(a, Fragments) else _Lookup(_registers(a))
-    b_regs = b if isinstance(b, Fragments) else _Lookup(_registers(b))
+    a_regs = a if isinstance(a, Fragments) else _Lookup(registers_by_coordinate(a))
+    b_regs = b if isinstance(b, Fragments) else _Lookup(registers_by_coordinate(b))
 
     def operand(regs, coord):
         value = regs.register(coord)

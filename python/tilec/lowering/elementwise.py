@@ -113,7 +113,7 @@ def remap_registers(ctx: Lowering, op: ir.Operation, src: Distributed, layout, s
     if not dst_linear.threads_hold_alike(src_linear, project):
         raise NotImplementedError(f"moving data between threads ({src.layout.text()} to "
                                   f"{layout.text()})")
-    where = {src_linear.register_coords(r): r for r in range(src_linear.num_registers)}
+    where = src_linear.register_index()
     values = []
     for reg in range(dst_linear.num_registers):
         coord = project(dst_linear.register_coords(reg))

@@ -179,7 +179,7 @@ class Fragments(Distributed):
         self.layout, self.shape = layout, tuple(shape)
         self.buffer = buffer
         linear = to_linear(layout, self.shape)
-        self.where = {linear.register_coords(r): r for r in range(linear.num_registers)}
+        self.where = linear.register_index()
         self.loaded: list[ir.Value | None] = [None] * linear.num_registers
         self.k_dim = 1 if layout.op_idx == 0 else 0
         self.other = 1 - self.k_dim

@@ -18,10 +18,11 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 
 from tilec.analysis.layouts import to_linear
-from tilec.analysis.wgmma import K_BYTES, SWIZZLE_MODES, byte_offset, descriptor, k_major
+from tilec.analysis.wgmma import K_BYTES, byte_offset, descriptor, k_major
 from tilec.dialects import tile
 from tilec.dialects.tilegpu import ASYNC_ATTR, MmaLayout, NvmmaSharedLayout
 from tilec.lowering.context import Distributed, Lowering, i32, rule, vector_of
+from tilec.lowering.dot import registers_by_coordinate
 from tilec.lowering.shared_buffer import SharedBuffer
 
 _WGMMA_TYPE = {"f16": "f16", "bf16": "bf16", "f32": "tf32", "i8": "s8"}
@@ -49,9 +50,7 @@ class _Operand:
             raise NotImplementedError(f"wgmma reads NVMMA layouts, not {layout.text()}")
         self.layout, self.shape, self.k_dim = layout, tuple(buffer.desc.shape), k_dim
         self.group_step, self.extent = group_step, extent
-        first = descriptor(layout, self.shape, k_dim, 0, 0)
-        high = ((first.leading & 0x3FFFF) >> 4) << 16 | ((first.stride & 0x3FFFF) >> 4) << 32 | \
-            SWIZZLE_MODES[layout.swizzle] << 62
+        high = descriptor(layout, self.shape, k_dim, 0, 0).fixed_bits()
         # the buffer's 32-bit shared address, plus this warpgroup's whole-block offset
         address = llvm.ptrtoint(ir.IntegerType.get_signless(32), buffer.base)
         self.group_bytes = self._offset_of(group_step) if group is not None else 0
@@ -71,21 +70,16 @@ class _Operand:
         tile's MN offset for warpgroup 0)."""
         key = (mn0, k0)
         if key not in self.cache:
-            try:
-                start = descriptor(self.layout, self.shape, self.k_dim, mn0, k0,
-                                   self.extent).start
+            try:  # each warpgroup's tile has a descriptor, the first's plus whole blocks
+                starts = [descriptor(self.layout, self.shape, self.k_dim,
+                                     mn0 + g * self.group_step, k0, self.extent).start
+                          for g in range(groups)]
             except ValueError as err:
                 raise NotImplementedError(str(err)) from None
-            for g in range(1, groups):  # the warpgroups' offsets add: whole blocks
-                try:
-                    descriptor(self.layout, self.shape, self.k_dim, mn0 + g * self.group_step, k0,
-                               self.extent)
-                except ValueError as err:
-                    raise NotImplementedError(str(err)) from None
-                moved = self._offset_of(mn0 + g * self.group_step, k0)
-                if moved != start + g * self.group_bytes:
-                    raise NotImplementedError("a warpgroup's tile does not start on a swizzle "
-                                              "block of the operand")
+            start = starts[0]
+            if any(s != start + g * self.group_bytes for g, s in enumerate(starts)):
+                raise NotImplementedError("a warpgroup's tile does not start on a swizzle "
+                                          "block of the operand")
             self.cache[key] = self.base if not start else arith.addi(self.base,
                                                                     _i64(start >> 4))
         return self.cache[key]
@@ -109,9 +103,7 @@ class _Registers:
     operand's linear layout."""
 
     def __init__(self, a: Distributed, element: ir.Type):
-        linear = to_linear(a.layout, tuple(a.shape))
-        self.values = {linear.register_coords(r): a.values[r]
-                       for r in range(linear.num_registers)}
+        self.values = registers_by_coordinate(a)
         self.element = element
         self.cache: dict = {}
 
@@ -169,8 +161,7 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
         _Operand(a_buf, 1, group_m, 64, 64)
     b = _Operand(b_buf, 0, group_n, n, n)
 
-    linear = to_linear(layout, tuple(c.shape))
-    where = {linear.register_coords(r): r for r in range(linear.num_registers)}
+    where = to_linear(layout, tuple(c.shape)).register_index()
     acc_type = tile.element_type(op.operands[2].type)
     if str(acc_type) not in _ACCUMULATOR:
         raise NotImplementedError(f"a wgmma accumulator of {acc_type}")
