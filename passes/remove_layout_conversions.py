@@ -50,8 +50,31 @@ def _layout(value: ir.Value):
 
 
 class _Rematerializer:
+    """Recomputes values in other layouts, remembering what it built by (value, layout).
+
+    The memo is keyed by MLIR values, whose identity is their address: an op erased while the
+    memo lives could give its address to a new op, whose results would then find the erased
+    op's entries (the statistics of one flash-attention row taken for another's). So ops a
+    phase replaces are only `retire`d, left dead in place, and erased by `finish` when the
+    memo is dropped."""
+
     def __init__(self):
         self.done: dict[tuple, ir.Value] = {}
+        self.retired: list[ir.Operation] = []
+
+    def retire(self, op: ir.Operation) -> None:
+        """`op` (its results unused, or used only by ops retired before it) is erased by
+        `finish`."""
+        self.retired.append(op)
+
+    def retired_op(self, op: ir.Operation) -> bool:
+        return any(op == old for old in self.retired)
+
+    def finish(self) -> None:
+        self.done.clear()
+        for op in self.retired:
+            op.erase()
+        self.retired.clear()
 
     def value_in(self, value: ir.Value, layout, free: bool = True) -> ir.Value | None:
         """`value` recomputed in `layout`, or None when that would mean moving a load. A value
@@ -140,27 +163,31 @@ def remove_conversions(module: ir.Operation) -> bool:
     for op in ops_in(module, "tilegpu.convert_layout"):
         replacement = remat.value_in(op.operands[0], _layout(op.results[0]), free=False)
         if replacement is None:
-            changed |= _skip_inner_conversion(op) or _convert_later(op, remat)
+            changed |= _skip_inner_conversion(op, remat) or _convert_later(op, remat)
             continue
         op.results[0].replace_all_uses_with(replacement)
-        op.erase()
+        remat.retire(op)
         changed = True
+    remat.finish()
     return changed
 
 
-def compute_before_conversions(module: ir.Operation, remat: _Rematerializer) -> bool:
+def compute_before_conversions(module: ir.Operation) -> bool:
     """f(convert(x)) with f elementwise and elements out no wider than in becomes
     convert(f(x)): the conversion moves no more bytes (half with `acc.to(tl.float16)` of a dot
     result) and comes later, where it may vanish (into a reduction: `tl.where(mask, acc, m)`
     then `tl.max` of a dot result reduces in the accumulator's layout). Only when f is the
     conversion's one user (else both values would be converted) and f's other operands can be
     recomputed in x's layout."""
+    remat = _Rematerializer()
     changed = False
     for op in ops_in(module, "tilegpu.convert_layout"):
         uses = list(op.results[0].uses)
         if len(uses) != 1:
             continue
         user = uses[0].owner.operation if hasattr(uses[0].owner, "operation") else uses[0].owner
+        if remat.retired_op(user):  # also read another conversion, already moved after it
+            continue
         if not _is_elementwise(user) or len(user.results) != 1:
             continue
         wide, narrow = (bit_width(ir.RankedTensorType(v.type).element_type)
@@ -177,13 +204,14 @@ def compute_before_conversions(module: ir.Operation, remat: _Rematerializer) -> 
         with ir.InsertionPoint(user), user.location:
             converted = tilegpu.convert_layout(computed, _layout(user.results[0]))
         user.results[0].replace_all_uses_with(converted)
-        user.erase()
-        op.erase()
+        remat.retire(user)
+        remat.retire(op)
         changed = True
+    remat.finish()
     return changed
 
 
-def _skip_inner_conversion(op: ir.Operation) -> bool:
+def _skip_inner_conversion(op: ir.Operation, remat: _Rematerializer) -> bool:
     """convert(convert(x)) of a value that cannot be recomputed: one conversion from x."""
     source = op.operands[0].owner
     if not isinstance(source, (ir.Operation, ir.OpView)) or \
@@ -192,7 +220,7 @@ def _skip_inner_conversion(op: ir.Operation) -> bool:
     op.operands[0] = source.operands[0]
     if op.operands[0].type == op.results[0].type:
         op.results[0].replace_all_uses_with(op.operands[0])
-        op.erase()
+        remat.retire(op)
     return True
 
 
@@ -212,7 +240,7 @@ def _convert_later(op: ir.Operation, remat: _Rematerializer) -> bool:
     op.operands[0] = moved
     if moved.type == op.results[0].type:
         op.results[0].replace_all_uses_with(moved)
-        op.erase()
+        remat.retire(op)
     return True
 
 
@@ -357,7 +385,7 @@ class RemoveLayoutConversions(Pass):
         for _ in range(8):
             changed = retype_loop_carried(module)
             changed |= remove_conversions(module)
-            changed |= compute_before_conversions(module, _Rematerializer())
+            changed |= compute_before_conversions(module)
             changed |= sink_into_reductions(module)
             changed |= sink_into_shared_stores(module)
             erase_dead_ops(module)

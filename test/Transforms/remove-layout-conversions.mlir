@@ -544,3 +544,166 @@ func.func @free_conversion(%s: tensor<128x64xf32, #m1>, %acc: tensor<128x128xf32
   %back = "tilegpu.convert_layout"(%scaled) : (tensor<128x128xf32, #b>) -> tensor<128x128xf32, #m2>
   return %back : tensor<128x128xf32, #m2>
 }
+
+// -----
+
+// The flash-attention loop (tl.dot(q, k), the online softmax, tl.dot(p.to(f16), v, acc)) as
+// accelerate-matmul leaves it, d = 64, BLOCK_N = 64 on 8 warps. P is needed in the
+// accumulator's layout (its row sum) and in the A-operand layout (the second dot); both
+// copies of `exp2(qk * scale - m_ij[:, None])` must subtract the running maximum m_ij
+// (maxnumf(m_i, rowmax * scale)), not the raw row maximum. The rematerializer's memo is
+// keyed by values; an op erased while it lived once gave its address to a new op, which then
+// found the erased op's entry and read the row maximum of qk instead.
+// CHECK-LABEL: func.func @online_softmax_loop
+// CHECK: scf.for
+// CHECK: [[ROWMAX:%.*]] = "tile.reduce"
+// CHECK: [[SCALED:%.*]] = arith.mulf [[ROWMAX]], %{{.*}} : tensor<128xf32, #tilegpu.slice<1 : i32, [[MMA:#tilegpu.mma<[^>]*>]]>>
+// CHECK: [[MIJ:%.*]] = arith.maxnumf %{{.*}}, [[SCALED]] : tensor<128xf32, #tilegpu.slice<1 : i32, [[MMA]]>>
+// CHECK-NOT: "tile.expand_dims"([[ROWMAX]])
+// CHECK: [[EXP:%.*]] = "tile.expand_dims"([[MIJ]]) {axis = 1 : i32} : {{.*}} -> tensor<128x1xf32, [[MMA]]>
+// CHECK-NOT: "tile.expand_dims"([[ROWMAX]])
+// CHECK: [[BCAST:%.*]] = "tile.broadcast"([[EXP]])
+// CHECK: [[SUB:%.*]] = arith.subf %{{.*}}, [[BCAST]] : tensor<128x64xf32, [[MMA]]>
+// CHECK: [[P:%.*]] = math.exp2 [[SUB]] : tensor<128x64xf32, [[MMA]]>
+// CHECK: "tile.reduce"([[P]])
+// CHECK: scf.yield
+#r = #tilegpu.blocked<[1], [32], [8], [0]>
+#b = #tilegpu.blocked<[1, 1], [1, 32], [4, 2], [1, 0]>
+#c = #tilegpu.blocked<[1, 1], [32, 1], [8, 1], [1, 0]>
+#kt = #tilegpu.blocked<[8, 1], [8, 4], [1, 8], [0, 1]>
+#v = #tilegpu.blocked<[1, 8], [4, 8], [8, 1], [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [8, 1], [16, 64]>
+#pa = #tilegpu.dot_operand<0 : i32, #tilegpu.mma<[3, 0], [8, 1], [16, 64]>, 2 : i32>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @online_softmax_loop(%arg0: !tile.ptr<f16, 1 : i32> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<f16, 1 : i32> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<f16, 1 : i32> {tile.divisibility = 16 : i32}, %arg3: !tile.ptr<f16, 1 : i32> {tile.divisibility = 16 : i32}, %arg4: f32, %arg5: i32 {tile.divisibility = 16 : i32}, %arg6: i32 {tile.divisibility = 16 : i32}, %arg7: i32 {tile.divisibility = 16 : i32}, %arg8: i32 {tile.divisibility = 16 : i32}, %arg9: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+    %cst = arith.constant dense<1.000000e+00> : tensor<128xf32, #r>
+    %cst_0 = arith.constant dense<0xFF800000> : tensor<128xf32, #r>
+    %c64_i32 = arith.constant 64 : i32
+    %c0_i32 = arith.constant 0 : i32
+    %cst_1 = arith.constant 1.44269502 : f32
+    %cst_2 = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #b>
+    %c128_i32 = arith.constant 128 : i32
+    %0 = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %1 = "tile.program_id"() {axis = 1 : i32} : () -> i32
+    %2 = arith.muli %1, %arg5 : i32
+    %3 = arith.muli %0, %c128_i32 : i32
+    %4 = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32, #r>
+    %5 = "tile.splat"(%3) : (i32) -> tensor<128xi32, #r>
+    %6 = arith.addi %5, %4 : tensor<128xi32, #r>
+    %7 = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32, #r>
+    %8 = "tile.splat"(%2) : (i32) -> tensor<128xi32, #r>
+    %9 = arith.addi %8, %6 : tensor<128xi32, #r>
+    %10 = "tilegpu.convert_layout"(%9) : (tensor<128xi32, #r>) -> tensor<128xi32, #tilegpu.slice<1 : i32, #c>>
+    %11 = "tile.expand_dims"(%10) {axis = 1 : i32} : (tensor<128xi32, #tilegpu.slice<1 : i32, #c>>) -> tensor<128x1xi32, #c>
+    %12 = "tile.splat"(%arg6) : (i32) -> tensor<128x1xi32, #c>
+    %13 = arith.muli %11, %12 : tensor<128x1xi32, #c>
+    %14 = "tile.splat"(%arg0) : (!tile.ptr<f16, 1 : i32>) -> tensor<128x1x!tile.ptr<f16, 1 : i32>, #c>
+    %15 = "tile.addptr"(%14, %13) : (tensor<128x1x!tile.ptr<f16, 1 : i32>, #c>, tensor<128x1xi32, #c>) -> tensor<128x1x!tile.ptr<f16, 1 : i32>, #c>
+    %16 = "tilegpu.convert_layout"(%7) : (tensor<64xi32, #r>) -> tensor<64xi32, #tilegpu.slice<0 : i32, #b>>
+    %17 = "tile.expand_dims"(%16) {axis = 0 : i32} : (tensor<64xi32, #tilegpu.slice<0 : i32, #b>>) -> tensor<1x64xi32, #b>
+    %18 = "tilegpu.convert_layout"(%15) : (tensor<128x1x!tile.ptr<f16, 1 : i32>, #c>) -> tensor<128x1x!tile.ptr<f16, 1 : i32>, #b>
+    %19 = "tile.broadcast"(%18) : (tensor<128x1x!tile.ptr<f16, 1 : i32>, #b>) -> tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>
+    %20 = "tile.broadcast"(%17) : (tensor<1x64xi32, #b>) -> tensor<128x64xi32, #b>
+    %21 = "tile.addptr"(%19, %20) : (tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<128x64xi32, #b>) -> tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>
+    %22 = "tilegpu.convert_layout"(%21) : (tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>) -> tensor<128x64x!tile.ptr<f16, 1 : i32>, #v>
+    %23 = "tile.load"(%22) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<128x64x!tile.ptr<f16, 1 : i32>, #v>) -> tensor<128x64xf16, #v>
+    %24 = "tilegpu.convert_layout"(%23) : (tensor<128x64xf16, #v>) -> tensor<128x64xf16, #b>
+    %25 = arith.mulf %arg4, %cst_1 : f32
+    %26:3 = scf.for %arg10 = %c0_i32 to %arg5 step %c64_i32 iter_args(%arg11 = %cst, %arg12 = %cst_2, %arg13 = %cst_0) -> (tensor<128xf32, #r>, tensor<128x64xf32, #b>, tensor<128xf32, #r>)  : i32 {
+      %42 = arith.addi %2, %arg10 : i32
+      %43 = "tile.splat"(%42) : (i32) -> tensor<64xi32, #r>
+      %44 = arith.addi %43, %7 : tensor<64xi32, #r>
+      %45 = "tilegpu.convert_layout"(%44) : (tensor<64xi32, #r>) -> tensor<64xi32, #tilegpu.slice<0 : i32, #b>>
+      %46 = "tile.expand_dims"(%45) {axis = 0 : i32} : (tensor<64xi32, #tilegpu.slice<0 : i32, #b>>) -> tensor<1x64xi32, #b>
+      %47 = "tile.splat"(%arg7) : (i32) -> tensor<1x64xi32, #b>
+      %48 = arith.muli %46, %47 : tensor<1x64xi32, #b>
+      %49 = "tile.splat"(%arg1) : (!tile.ptr<f16, 1 : i32>) -> tensor<1x64x!tile.ptr<f16, 1 : i32>, #b>
+      %50 = "tile.addptr"(%49, %48) : (tensor<1x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<1x64xi32, #b>) -> tensor<1x64x!tile.ptr<f16, 1 : i32>, #b>
+      %51 = "tilegpu.convert_layout"(%7) : (tensor<64xi32, #r>) -> tensor<64xi32, #tilegpu.slice<1 : i32, #c>>
+      %52 = "tile.expand_dims"(%51) {axis = 1 : i32} : (tensor<64xi32, #tilegpu.slice<1 : i32, #c>>) -> tensor<64x1xi32, #c>
+      %53 = "tile.broadcast"(%50) : (tensor<1x64x!tile.ptr<f16, 1 : i32>, #b>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>
+      %54 = "tilegpu.convert_layout"(%52) : (tensor<64x1xi32, #c>) -> tensor<64x1xi32, #b>
+      %55 = "tile.broadcast"(%54) : (tensor<64x1xi32, #b>) -> tensor<64x64xi32, #b>
+      %56 = "tile.addptr"(%53, %55) : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<64x64xi32, #b>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>
+      %57 = "tilegpu.convert_layout"(%56) : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #kt>
+      %58 = "tile.load"(%57) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #kt>) -> tensor<64x64xf16, #kt>
+      %59 = "tilegpu.convert_layout"(%58) : (tensor<64x64xf16, #kt>) -> tensor<64x64xf16, #b>
+      %60 = "tilegpu.local_alloc"(%24) : (tensor<128x64xf16, #b>) -> !tilegpu.memdesc<[128, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+      %61 = "tilegpu.local_alloc"(%59) : (tensor<64x64xf16, #b>) -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [0, 1]>, false>
+      "tilegpu.fence_async_shared"() : () -> ()
+      %62 = "tilegpu.convert_layout"(%cst_2) : (tensor<128x64xf32, #b>) -> tensor<128x64xf32, #mma>
+      %63 = "tilegpu.warpgroup_dot"(%60, %61, %62) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!tilegpu.memdesc<[128, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [0, 1]>, false>, tensor<128x64xf32, #mma>) -> tensor<128x64xf32, #mma>
+      %64 = "tilegpu.convert_layout"(%63) : (tensor<128x64xf32, #mma>) -> tensor<128x64xf32, #b>
+      %65 = "tile.reduce"(%64) ({
+      ^bb0(%arg14: f32, %arg15: f32):
+        %108 = arith.maxnumf %arg14, %arg15 : f32
+        gpu.yield %108 : f32
+      }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<128x64xf32, #b>) -> tensor<128xf32, #tilegpu.slice<1 : i32, #b>>
+      %66 = "tilegpu.convert_layout"(%65) : (tensor<128xf32, #tilegpu.slice<1 : i32, #b>>) -> tensor<128xf32, #r>
+      %67 = "tile.splat"(%25) : (f32) -> tensor<128xf32, #r>
+      %68 = arith.mulf %66, %67 : tensor<128xf32, #r>
+      %69 = arith.maxnumf %arg13, %68 : tensor<128xf32, #r>
+      %70 = "tile.splat"(%25) : (f32) -> tensor<128x64xf32, #b>
+      %71 = arith.mulf %64, %70 : tensor<128x64xf32, #b>
+      %72 = "tilegpu.convert_layout"(%69) : (tensor<128xf32, #r>) -> tensor<128xf32, #tilegpu.slice<1 : i32, #c>>
+      %73 = "tile.expand_dims"(%72) {axis = 1 : i32} : (tensor<128xf32, #tilegpu.slice<1 : i32, #c>>) -> tensor<128x1xf32, #c>
+      %74 = "tilegpu.convert_layout"(%73) : (tensor<128x1xf32, #c>) -> tensor<128x1xf32, #b>
+      %75 = "tile.broadcast"(%74) : (tensor<128x1xf32, #b>) -> tensor<128x64xf32, #b>
+      %76 = arith.subf %71, %75 : tensor<128x64xf32, #b>
+      %77 = math.exp2 %76 : tensor<128x64xf32, #b>
+      %78 = arith.subf %arg13, %69 : tensor<128xf32, #r>
+      %79 = math.exp2 %78 : tensor<128xf32, #r>
+      %80 = arith.mulf %arg11, %79 : tensor<128xf32, #r>
+      %81 = "tile.reduce"(%77) ({
+      ^bb0(%arg14: f32, %arg15: f32):
+        %108 = arith.addf %arg14, %arg15 : f32
+        gpu.yield %108 : f32
+      }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<128x64xf32, #b>) -> tensor<128xf32, #tilegpu.slice<1 : i32, #b>>
+      %82 = "tilegpu.convert_layout"(%81) : (tensor<128xf32, #tilegpu.slice<1 : i32, #b>>) -> tensor<128xf32, #r>
+      %83 = arith.addf %80, %82 : tensor<128xf32, #r>
+      %84 = "tilegpu.convert_layout"(%79) : (tensor<128xf32, #r>) -> tensor<128xf32, #tilegpu.slice<1 : i32, #c>>
+      %85 = "tile.expand_dims"(%84) {axis = 1 : i32} : (tensor<128xf32, #tilegpu.slice<1 : i32, #c>>) -> tensor<128x1xf32, #c>
+      %86 = "tilegpu.convert_layout"(%85) : (tensor<128x1xf32, #c>) -> tensor<128x1xf32, #b>
+      %87 = "tile.broadcast"(%86) : (tensor<128x1xf32, #b>) -> tensor<128x64xf32, #b>
+      %88 = arith.mulf %arg12, %87 : tensor<128x64xf32, #b>
+      %89 = "tilegpu.convert_layout"(%44) : (tensor<64xi32, #r>) -> tensor<64xi32, #tilegpu.slice<1 : i32, #c>>
+      %90 = "tile.expand_dims"(%89) {axis = 1 : i32} : (tensor<64xi32, #tilegpu.slice<1 : i32, #c>>) -> tensor<64x1xi32, #c>
+      %91 = "tile.splat"(%arg8) : (i32) -> tensor<64x1xi32, #c>
+      %92 = arith.muli %90, %91 : tensor<64x1xi32, #c>
+      %93 = "tile.splat"(%arg2) : (!tile.ptr<f16, 1 : i32>) -> tensor<64x1x!tile.ptr<f16, 1 : i32>, #c>
+      %94 = "tile.addptr"(%93, %92) : (tensor<64x1x!tile.ptr<f16, 1 : i32>, #c>, tensor<64x1xi32, #c>) -> tensor<64x1x!tile.ptr<f16, 1 : i32>, #c>
+      %95 = "tilegpu.convert_layout"(%94) : (tensor<64x1x!tile.ptr<f16, 1 : i32>, #c>) -> tensor<64x1x!tile.ptr<f16, 1 : i32>, #b>
+      %96 = "tile.broadcast"(%95) : (tensor<64x1x!tile.ptr<f16, 1 : i32>, #b>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>
+      %97 = "tile.broadcast"(%17) : (tensor<1x64xi32, #b>) -> tensor<64x64xi32, #b>
+      %98 = "tile.addptr"(%96, %97) : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<64x64xi32, #b>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>
+      %99 = "tilegpu.convert_layout"(%98) : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #v>
+      %100 = "tile.load"(%99) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #v>) -> tensor<64x64xf16, #v>
+      %101 = "tilegpu.convert_layout"(%100) : (tensor<64x64xf16, #v>) -> tensor<64x64xf16, #b>
+      %102 = arith.truncf %77 : tensor<128x64xf32, #b> to tensor<128x64xf16, #b>
+      %103 = "tilegpu.convert_layout"(%102) : (tensor<128x64xf16, #b>) -> tensor<128x64xf16, #pa>
+      %104 = "tilegpu.local_alloc"(%101) : (tensor<64x64xf16, #b>) -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+      "tilegpu.fence_async_shared"() : () -> ()
+      %105 = "tilegpu.convert_layout"(%88) : (tensor<128x64xf32, #b>) -> tensor<128x64xf32, #mma>
+      %106 = "tilegpu.warpgroup_dot"(%103, %104, %105) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x64xf16, #pa>, !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, tensor<128x64xf32, #mma>) -> tensor<128x64xf32, #mma>
+      %107 = "tilegpu.convert_layout"(%106) : (tensor<128x64xf32, #mma>) -> tensor<128x64xf32, #b>
+      scf.yield %83, %107, %69 : tensor<128xf32, #r>, tensor<128x64xf32, #b>, tensor<128xf32, #r>
+    }
+    %27 = "tilegpu.convert_layout"(%26#0) : (tensor<128xf32, #r>) -> tensor<128xf32, #tilegpu.slice<1 : i32, #c>>
+    %28 = "tile.expand_dims"(%27) {axis = 1 : i32} : (tensor<128xf32, #tilegpu.slice<1 : i32, #c>>) -> tensor<128x1xf32, #c>
+    %29 = "tilegpu.convert_layout"(%28) : (tensor<128x1xf32, #c>) -> tensor<128x1xf32, #b>
+    %30 = "tile.broadcast"(%29) : (tensor<128x1xf32, #b>) -> tensor<128x64xf32, #b>
+    %31 = arith.divf %26#1, %30 fastmath<afn> : tensor<128x64xf32, #b>
+    %32 = "tile.splat"(%arg9) : (i32) -> tensor<128x1xi32, #c>
+    %33 = arith.muli %11, %32 : tensor<128x1xi32, #c>
+    %34 = "tile.splat"(%arg3) : (!tile.ptr<f16, 1 : i32>) -> tensor<128x1x!tile.ptr<f16, 1 : i32>, #c>
+    %35 = "tile.addptr"(%34, %33) : (tensor<128x1x!tile.ptr<f16, 1 : i32>, #c>, tensor<128x1xi32, #c>) -> tensor<128x1x!tile.ptr<f16, 1 : i32>, #c>
+    %36 = "tilegpu.convert_layout"(%35) : (tensor<128x1x!tile.ptr<f16, 1 : i32>, #c>) -> tensor<128x1x!tile.ptr<f16, 1 : i32>, #b>
+    %37 = "tile.broadcast"(%36) : (tensor<128x1x!tile.ptr<f16, 1 : i32>, #b>) -> tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>
+    %38 = "tile.addptr"(%37, %20) : (tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<128x64xi32, #b>) -> tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>
+    %39 = arith.truncf %31 : tensor<128x64xf32, #b> to tensor<128x64xf16, #b>
+    %40 = "tilegpu.convert_layout"(%38) : (tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>) -> tensor<128x64x!tile.ptr<f16, 1 : i32>, #v>
+    %41 = "tilegpu.convert_layout"(%39) : (tensor<128x64xf16, #b>) -> tensor<128x64xf16, #v>
+    "tile.store"(%40, %41) {cache = "none", evict = "evict_normal"} : (tensor<128x64x!tile.ptr<f16, 1 : i32>, #v>, tensor<128x64xf16, #v>) -> ()
+    return
+  }
+}
