@@ -1,23 +1,31 @@
-"""fp16 matmul (fp32 accumulate, fp16 out): tilec beside Triton and cuBLAS, in one process.
+"""Matmul (fp16 by default): tilec beside Triton and cuBLAS, in one process.
 
-    python bench/matmul.py [--out DIR] [--shapes 4096x4096x4096,16x4096x4096]
+    python bench/matmul.py [--out DIR] [--dtype fp16|bf16|tf32|int8] [--b-order row|col]
+                           [--shapes 4096x4096x4096,16x4096x4096]
                            [--configs 128x128x64:w8:s3,...] [--warmup 5] [--repeats 20]
                            [--compile-trials 1] [--cooldown 1] [--no-triton]
                            [--triton-mma-sync]
     python bench/matmul.py --compile-only   # the cold compile time only (needs no GPU)
     python bench/matmul.py --dry-run        # fake timings, no GPU: checks the report code
 
-C[M, N] = A[M, K] @ B[K, N], all row-major fp16, accumulated in fp32. Shapes (M x N x K, default):
+C[M, N] = A[M, K] @ B[K, N], by default all row-major fp16, accumulated in fp32. --dtype picks the
+inputs: fp16 or bf16 (fp32 accumulator, output of the input type), tf32 (fp32 inputs and output,
+tl.dot's default tf32 precision; cuBLAS with TF32 allowed) or int8 (int32 accumulator and output;
+cuBLAS through torch._int_mm). B is row-major (N contiguous) for fp16 and bf16 and column-major
+(K contiguous: the transpose of an N x K row-major tensor, the layout int8 GEMMs take) for tf32 and
+int8 unless --b-order says otherwise; the kernel takes it through its strides. Shapes (M x N x K, default):
 square 512, 1024, 2048, 4096 and 8192, and the LLM shapes M = 16, 128, 1024, 8192 with
 N = K = 4096. The same kernel source (bench/matmul_kernel.py: tutorials/03-matrix-multiplication.py
 without its activation, GROUP_M = 8) runs through tilec and Triton over a small sweep of configs
 (BLOCK_M x BLOCK_N x BLOCK_K, num_warps, num_stages; the sets are CONFIGS below: one for M <= 128,
 one for shapes of at most 1024 x 1024 outputs, one for the rest; --configs gives one list for
-every shape), and cuBLAS runs as torch.matmul(a, b, out=c). Inputs are standard normal (seeded).
+every shape; tf32 and int8 halve and double BLOCK_K, so a stage holds as many bytes), and cuBLAS
+runs as torch.matmul(a, b, out=c). Inputs are standard normal (seeded; int8: integers in [-8, 8)).
 
 Every result (each config of each framework, and cuBLAS) is checked once against torch.matmul
 in fp32 (TF32 off) of the same inputs: |c - ref| <= 1e-2 * (|ref| + sqrt(K)) (entries are
-~sqrt(K) in size; fp16 output rounding is 2^-11 of that, a tile computed wrong is off by ~1).
+~sqrt(K) in size; fp16 output rounding is 2^-11 of that, a tile computed wrong is off by ~1);
+int8 results must equal it (every partial sum is an integer below 2^24, exact in fp32).
 Then each is timed with CUDA events: median over --repeats runs after --warmup, the L2 flushed
 (256 MB written) before every run, after the GPU idled --cooldown seconds (default 1). The pause
 matters on the H200: under sustained tensor-core load its power cap pulls the SM clock from
@@ -35,8 +43,9 @@ tilec.compile(matmul_kernel, target="cuda:90") of the 128x128x64, 4 warps, 3 sta
 (`import tilec` not included), then the 128x256x64, 8 warps config in the same process;
 the median over --compile-trials processes is reported (0: not measured).
 
-Targets (issue 14, H200): tilec >= 1.0x Triton and >= 0.95x cuBLAS TFLOP/s at 4096^3 and
-8192^3; the cold compile <= 1 s. (Issue 7's, on mma.sync: >= 0.6x cuBLAS, the compile <= 3 s.)
+Targets (issue 14, H200): fp16 and bf16: tilec >= 1.0x Triton and >= 0.95x cuBLAS TFLOP/s at
+4096^3 and 8192^3, >= 1.0x Triton at 1024^3, 2048^3, 16x4096x4096 and 128x4096x4096; tf32 and
+int8: >= 1.0x Triton at 4096^3 and 8192^3; the cold compile (fp16) <= 1 s. (Issue 7's, on mma.sync: >= 0.6x cuBLAS, the compile <= 3 s.)
 
 Writes matmul.json (every config's times, errors, and registers, spills and shared memory of
 each compiled kernel where the framework tells) and matmul.png (TFLOP/s per shape, and the
@@ -70,12 +79,47 @@ GROUP_M = 8
 RTOL = 1e-2  # of |ref| + sqrt(K): see the docstring
 FRAMEWORKS = ("tilec", "triton", "cublas")  # the JSON keys; "cublas" is torch.matmul
 NAMES = {"tilec": "tilec", "triton": "Triton", "cublas": "cuBLAS"}
-# Issue 14's targets: per shape, the least tilec/cuBLAS and tilec/Triton ratios.
+# Issue 14's targets: per shape, the least tilec/cuBLAS and tilec/Triton ratios (fp16 and bf16;
+# tf32 and int8: TARGETS_32 / the Triton ratio only).
 TARGETS = {"4096x4096x4096": {"cublas": 0.95, "triton": 1.0},
            "8192x8192x8192": {"cublas": 0.95, "triton": 1.0},
            "1024x1024x1024": {"triton": 1.0}, "2048x2048x2048": {"triton": 1.0},
            "16x4096x4096": {"triton": 1.0}, "128x4096x4096": {"triton": 1.0}}
+TARGETS_32 = {"4096x4096x4096": {"triton": 1.0}, "8192x8192x8192": {"triton": 1.0}}
 TARGET_COMPILE_S = 1.0
+
+
+class Dtype(NamedTuple):
+    """One --dtype: the tilec type names of the inputs and the output, torch's (by attribute
+    name), whether the accumulator is int32, BLOCK_K's scale against the 16-bit sweep, and the
+    order of B unless --b-order overrides it."""
+    name: str
+    tilec_in: str
+    tilec_out: str
+    torch_in: str
+    torch_out: str
+    acc_int: bool
+    k_scale: float
+    b_order: str
+    title: str
+
+
+DTYPES = {d.name: d for d in (
+    Dtype("fp16", "fp16", "fp16", "float16", "float16", False, 1, "row",
+          "fp16 matmul (fp32 accumulate, fp16 out)"),
+    Dtype("bf16", "bf16", "bf16", "bfloat16", "bfloat16", False, 1, "row",
+          "bf16 matmul (fp32 accumulate, bf16 out)"),
+    Dtype("tf32", "fp32", "fp32", "float32", "float32", False, 0.5, "col",
+          "tf32 matmul (fp32 in, accumulate and out)"),
+    Dtype("int8", "i8", "i32", "int8", "int32", True, 2, "col",
+          "int8 matmul (int32 accumulate and out)"),
+)}
+DTYPE = DTYPES["fp16"]  # main() sets the run's --dtype (and B_ORDER) before anything is compiled
+B_ORDER = DTYPE.b_order
+
+
+def targets() -> dict:
+    return TARGETS if DTYPE.name in ("fp16", "bf16") else TARGETS_32
 CHILD_TIMEOUT_S = 300
 MARKER = "BENCH_JSON "
 
@@ -94,7 +138,7 @@ class Config(NamedTuple):
 
     def constexprs(self) -> dict:
         return {"BLOCK_M": self.block_m, "BLOCK_N": self.block_n, "BLOCK_K": self.block_k,
-                "GROUP_M": GROUP_M}
+                "GROUP_M": GROUP_M, "ACC_INT": DTYPE.acc_int}
 
     def as_dict(self) -> dict:
         return {**self._asdict(), "group_m": GROUP_M}
@@ -131,7 +175,9 @@ def shape_class(shape) -> str:
 
 
 def configs_for(shape, override: list[Config] | None) -> list[Config]:
-    return override if override else CONFIGS[shape_class(shape)]
+    if override:
+        return override
+    return [c._replace(block_k=int(c.block_k * DTYPE.k_scale)) for c in CONFIGS[shape_class(shape)]]
 
 
 def flops(shape) -> int:
@@ -181,13 +227,16 @@ def short_error(err: BaseException) -> str:
 # --- cold compile time: a fresh process ---------------------------------------------------------
 
 def launch_specialization(shape) -> tuple[dict, dict]:
-    """(signature, fixed values) for tilec.compile that give the kernel a launch on contiguous
-    fp16 torch tensors of `shape` compiles: pointers 16-byte aligned, integers ':16' when
-    divisible by 16, the value 1 folded in (the unit strides), as JITFunction specialises."""
+    """(signature, fixed values) for tilec.compile that give the kernel a launch on the torch
+    tensors of `shape` (DTYPE, B in B_ORDER) compiles: pointers 16-byte aligned, integers ':16'
+    when divisible by 16, the value 1 folded in (the unit strides), as JITFunction specialises."""
     M, N, K = shape
-    values = {"M": M, "N": N, "K": K, "stride_am": K, "stride_ak": 1, "stride_bk": N,
-              "stride_bn": 1, "stride_cm": N, "stride_cn": 1}
-    signature = {"a_ptr": "*fp16:16", "b_ptr": "*fp16:16", "c_ptr": "*fp16:16"}
+    b_strides = (N, 1) if B_ORDER == "row" else (1, K)
+    values = {"M": M, "N": N, "K": K, "stride_am": K, "stride_ak": 1,
+              "stride_bk": b_strides[0], "stride_bn": b_strides[1], "stride_cm": N,
+              "stride_cn": 1}
+    signature = {"a_ptr": f"*{DTYPE.tilec_in}:16", "b_ptr": f"*{DTYPE.tilec_in}:16",
+                 "c_ptr": f"*{DTYPE.tilec_out}:16"}
     fixed = {}
     for name, value in values.items():
         if value == 1:
@@ -350,7 +399,8 @@ def precompile(shapes, override: list[Config] | None) -> dict:
         started = None
         try:
             proc = subprocess.run([sys.executable, str(Path(__file__).resolve()),
-                                   "--child-precompile"], input=json.dumps(todo), cwd=common.ROOT,
+                                   "--child-precompile", "--dtype", DTYPE.name,
+                                   "--b-order", B_ORDER], input=json.dumps(todo), cwd=common.ROOT,
                                   env=env, text=True, capture_output=True,
                                   timeout=CHILD_TIMEOUT_S)
             stdout, why = proc.stdout, f"the compiling process died (exit {proc.returncode})"
@@ -389,7 +439,8 @@ class Runners:
             print("error: torch is needed for the inputs, the reference and cuBLAS")
             sys.exit(2)
         common.require_gpu(cupy=cupy, torch=torch)
-        torch.backends.cuda.matmul.allow_tf32 = False  # the fp32 reference is fp32
+        torch.backends.cuda.matmul.allow_tf32 = False  # the fp32 reference is fp32 (cuBLAS's
+        # tf32 run allows it around its own call)
         self.torch = torch
         self.modules = {"tilec": common.import_tilec(), "torch": torch, "cupy": cupy,
                         "triton": None if args.no_triton else common.importable("triton")}
@@ -414,18 +465,35 @@ class Runners:
         torch = self.torch
         M, N, K = shape
         gen = torch.Generator(device="cuda").manual_seed(M * 1000003 + N * 1009 + K)
-        a = torch.randn(M, K, device="cuda", dtype=torch.float16, generator=gen)
-        b = torch.randn(K, N, device="cuda", dtype=torch.float16, generator=gen)
-        c = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        in_type, out_type = getattr(torch, DTYPE.torch_in), getattr(torch, DTYPE.torch_out)
+
+        def matrix(rows, cols):
+            if DTYPE.acc_int:
+                return torch.randint(-8, 8, (rows, cols), device="cuda", dtype=in_type,
+                                     generator=gen)
+            return torch.randn(rows, cols, device="cuda", dtype=in_type, generator=gen)
+        a = matrix(M, K)
+        b = matrix(K, N) if B_ORDER == "row" else matrix(N, K).t()
+        c = torch.empty(M, N, device="cuda", dtype=out_type)
         expected = torch.matmul(a.float(), b.float())
-        atol = RTOL * math.sqrt(K)
+        atol = 0 if DTYPE.acc_int else RTOL * math.sqrt(K)
+        rtol = 0 if DTYPE.acc_int else RTOL
 
         def check(entry: dict) -> None:
             diff = (c.float() - expected).abs()
-            entry["correct"] = bool((diff <= atol + RTOL * expected.abs()).all().item())
+            entry["correct"] = bool((diff <= atol + rtol * expected.abs()).all().item())
             entry["max_abs_err"] = float(diff.max().item())
 
-        found = {"cublas": self.run_one(lambda: torch.matmul(a, b, out=c), c, check)}
+        def cublas():
+            if DTYPE.acc_int:
+                return torch._int_mm(a, b, out=c)
+            torch.backends.cuda.matmul.allow_tf32 = DTYPE.name == "tf32"
+            try:
+                return torch.matmul(a, b, out=c)
+            finally:
+                torch.backends.cuda.matmul.allow_tf32 = False
+
+        found = {"cublas": self.run_one(cublas, c, check)}
         found["cublas"].pop("returned", None)
         for name, kernel in self.kernels.items():
             entries = []
@@ -477,7 +545,8 @@ class Runners:
         gpu = self.gpu
         entry = {}
         try:
-            c.fill_(float("nan"))  # a kernel that writes nothing cannot pass the check
+            # a kernel that writes nothing cannot pass the check (int32: no result is -2^31)
+            c.fill_(float("nan") if c.is_floating_point() else -2 ** 31)
             gpu.synchronize()
             start = time.perf_counter()
             entry["returned"] = launch()
@@ -650,7 +719,7 @@ def print_rows(rows: list[dict]) -> None:
         cells.append(", ".join(notes))
         table.append(cells)
     common.print_table(
-        "fp16 matmul (fp32 accumulate, fp16 out), TFLOP/s = 2*M*N*K / median time, best config "
+        f"{DTYPE.title}, B {B_ORDER}-major, TFLOP/s = 2*M*N*K / median time, best config "
         "per framework (higher is better)",
         ["M x N x K", "cuBLAS", "Triton", "Triton config", "tilec", "tilec config",
          "tilec/cuBLAS", "tilec/Triton", ""], table)
@@ -660,10 +729,10 @@ def target_summary(rows: list[dict]) -> dict:
     """Issue 14's targets, per measured shape of TARGETS: the ratios tilec/cuBLAS and
     tilec/Triton against their minimums; `met` when every target shape was measured and meets
     them."""
-    target = {"min_ratios": {label: dict(mins) for label, mins in TARGETS.items()},
+    target = {"min_ratios": {label: dict(mins) for label, mins in targets().items()},
               "per_shape": {}, "met": None}
     verdicts = []
-    for label, mins in TARGETS.items():
+    for label, mins in targets().items():
         row = next((r for r in rows if r["label"] == label), None)
         if row is None:
             verdicts.append(None)
@@ -681,7 +750,7 @@ def target_summary(rows: list[dict]) -> dict:
     measured_all = verdicts and all(v is not None for v in verdicts)
     if measured_all:
         target["met"] = all(verdicts)
-    print(f"target: issue 14's matmul ratios: "
+    print(f"target: issue 14's {DTYPE.name} matmul ratios: "
           f"{('MET' if target['met'] else 'MISSED') if measured_all else 'not all measured'}")
     return target
 
@@ -698,7 +767,7 @@ def draw(rows: list[dict]):
                 top.bar(*zip(*points), width=width, label=NAMES[name]
                         + ("" if name == "cublas" else " (best config)"))
         top.set_ylabel("TFLOP/s (2·M·N·K / time)")
-        top.set_title("fp16 matmul, fp32 accumulate, fp16 out")
+        top.set_title(f"{DTYPE.title}, B {B_ORDER}-major")
         top.grid(True, axis="y", alpha=0.3)
         top.legend()
         for key, label, color in (("ratio_tilec_cublas", "tilec / cuBLAS", "C0"),
@@ -730,6 +799,11 @@ def main(argv=None) -> int:
     parser.add_argument("--configs", type=parse_configs, default=None,
                         help="comma-separated BMxBNxBK:wW:sS for every shape (default: the "
                              "sweep of CONFIGS for the shape's class)")
+    parser.add_argument("--dtype", choices=sorted(DTYPES), default="fp16",
+                        help="the inputs' type (default fp16; see the docstring)")
+    parser.add_argument("--b-order", choices=("row", "col"), default=None,
+                        help="B row-major (N contiguous) or column-major (K contiguous); "
+                             "default: row for fp16 and bf16, col for tf32 and int8")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--cooldown", type=float, default=1.0,
                         help="seconds the GPU idles before each timed config (default 1)")
@@ -745,6 +819,9 @@ def main(argv=None) -> int:
     parser.add_argument("--child-compile", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child-precompile", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    global DTYPE, B_ORDER
+    DTYPE = DTYPES[args.dtype]
+    B_ORDER = args.b_order or DTYPE.b_order
     if args.triton_mma_sync:  # read when Triton compiles; part of its cache key
         os.environ["DISABLE_MMA_V3"] = "1"
         NAMES["triton"] = "Triton (mma.sync)"
@@ -794,8 +871,10 @@ def main(argv=None) -> int:
     env = common.environment(runners.modules, gpu=None if args.dry_run else runners.gpu)
     return common.finish(args.out, "matmul", {
         "benchmark": "matmul", "dry_run": args.dry_run, "environment": env,
-        "config": {"kernel": f"bench/matmul_kernel.py:{KERNEL}", "dtype": "float16",
-                   "accumulator": "float32", "layout": "row-major A, B, C",
+        "config": {"kernel": f"bench/matmul_kernel.py:{KERNEL}", "dtype": DTYPE.name,
+                   "accumulator": "int32" if DTYPE.acc_int else "float32",
+                   "output": DTYPE.torch_out,
+                   "layout": f"row-major A and C, {B_ORDER}-major B",
                    "group_m": GROUP_M, "sweep": {k: [c.label for c in v]
                                                  for k, v in CONFIGS.items()},
                    "configs_override": [c.label for c in args.configs] if args.configs else None,

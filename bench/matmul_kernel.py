@@ -14,9 +14,10 @@ KERNELS = ("matmul_kernel",)
 
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                   stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                  BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+                  BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, ACC_INT: tl.constexpr = False):
     # tutorials/03-matrix-multiplication.py (Triton's tutorial 03) without the activation:
-    # C = A @ B, fp16 in, fp32 accumulator, fp16 out; programs in groups of GROUP_M rows of
+    # C = A @ B, accumulated in fp32 (int32 for integers: ACC_INT), stored as C's element
+    # type (fp16 for fp16 inputs, the bench's default); programs in groups of GROUP_M rows of
     # tiles so that neighbouring programs share tiles of A and B in L2; rows and columns past
     # M and N wrap (`% M`), K is masked.
     pid = tl.program_id(axis=0)
@@ -35,14 +36,14 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
     b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
 
-    accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32 if ACC_INT else tl.float32)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
         b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
         accumulator = tl.dot(a, b, accumulator)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
-    c = accumulator.to(tl.float16)
+    c = accumulator.to(c_ptr.dtype.element_ty)
 
     offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
