@@ -144,7 +144,15 @@ class Lowering:
             tid = arith.index_cast(ir.IntegerType.get_signless(32), tid_index)
             shift = (self.threads_per_warp - 1).bit_length()
             self.lane = arith.andi(tid, i32(self.threads_per_warp - 1))
-            self.warp = arith.shrui(tid, i32(shift))
+            # The warp index read from lane 0 (shfl.sync.idx): ptxas then knows it is the same
+            # in every lane, so what is computed from it alone (a warpgroup's wgmma descriptors,
+            # warp offsets) lives in uniform registers, off the vector datapath that wgmma's
+            # accumulators keep busy.
+            warp = arith.shrui(tid, i32(shift))
+            self.warp = ir.Operation.create(
+                "nvvm.shfl.sync", results=[tid.type],
+                operands=[i32(-1), warp, i32(0), i32(self.threads_per_warp - 1)],
+                attributes={"kind": ir.Attribute.parse("#nvvm<shfl_kind idx>")}).result
             anchor = i32(0)
         self.prologue = ir.InsertionPoint(anchor.owner)
 

@@ -52,7 +52,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // only threads whose replicated warp bit is 0 print. In hex, the value is zero-extended to the
 // 32 bits vprintf reads and printed as Triton does, padded to the type's 4 hex digits.
 // CHECK-LABEL: gpu.func @print_replicated_hex
-// CHECK: [[WARP:%.*]] = arith.shrui {{%.*}}, {{%.*}} : i32
+// CHECK: [[WARP:%.*]] = nvvm.shfl.sync idx {{%.*}}, {{%.*}}, {{%.*}}, {{%.*}} : i32 -> i32
 // CHECK: [[BIT:%.*]] = arith.andi [[WARP]], {{%.*}} : i32
 // CHECK: [[OWNER:%.*]] = arith.cmpi eq, [[BIT]], {{%.*}} : i32
 // CHECK: [[V:%.*]] = arith.trunci {{%.*}} : i32 to i16
@@ -80,7 +80,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // CHECK-SAME: ([[N:%[^:]*]]: i32)
 // CHECK: [[TID:%.*]] = arith.index_cast {{%.*}} : index to i32
 // CHECK: [[LANE:%.*]] = arith.andi [[TID]], {{%.*}} : i32
-// CHECK: [[WARP:%.*]] = arith.shrui [[TID]], {{%.*}} : i32
+// CHECK: [[W:%.*]] = arith.shrui [[TID]], {{%.*}} : i32
+// CHECK: [[WARP:%.*]] = nvvm.shfl.sync idx {{%.*}}, [[W]], {{%.*}}, {{%.*}} : i32 -> i32
 // CHECK: [[LBITS:%.*]] = arith.andi [[LANE]], {{%.*}} : i32
 // CHECK-NEXT: [[C0:%.*]] = arith.constant 0 : i32
 // CHECK-NEXT: [[L0:%.*]] = arith.cmpi eq, [[LBITS]], [[C0]] : i32

@@ -6,8 +6,10 @@
 // The kernel's frame: the module becomes a gpu.container_module recording its shared memory, the
 // func.func a gpu.func kernel of 4 x 32 threads in gpu.module @kernels (beside the dynamic
 // shared-memory global), pointers global LLVM pointers. The thread id splits into lane (low 5
-// bits) and warp; each thread's offset in a layout is built from their bits (here lane + 32 x
-// warp). A 256-element block in #tilegpu.blocked<[1], [32], [4], [0]> is 2 registers per thread
+// bits) and warp (read from lane 0 by shfl.sync.idx, so ptxas knows every lane holds the same
+// value and keeps what is computed from it in uniform registers); each thread's offset in a
+// layout is built from their bits (here lane + 32 x warp). A 256-element block in
+// #tilegpu.blocked<[1], [32], [4], [0]> is 2 registers per thread
 // (elements t and t + 128): make_range adds the thread offset to 0 and 128, splat reuses its
 // scalar, addf becomes 2 scalar addf, addptr 2 GEPs, the store 2 scalar stores.
 // CHECK: module attributes {gpu.container_module, tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 0 : i32, tilegpu.threads_per_warp = 32 : i32}
@@ -19,7 +21,8 @@
 // CHECK-NEXT: [[C31:%.*]] = arith.constant 31 : i32
 // CHECK-NEXT: [[LANE:%.*]] = arith.andi [[T]], [[C31]] : i32
 // CHECK-NEXT: [[C5:%.*]] = arith.constant 5 : i32
-// CHECK-NEXT: [[WARP:%.*]] = arith.shrui [[T]], [[C5]] : i32
+// CHECK-NEXT: [[W:%.*]] = arith.shrui [[T]], [[C5]] : i32
+// CHECK: [[WARP:%.*]] = nvvm.shfl.sync idx {{%.*}}, [[W]], {{%.*}}, {{%.*}} : i32 -> i32
 // CHECK: arith.shrui [[LANE]], {{%.*}} : i32
 // CHECK: [[C16:%.*]] = arith.constant 16 : i32
 // CHECK-NEXT: [[L4:%.*]] = arith.muli {{%.*}}, [[C16]] : i32

@@ -131,7 +131,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // 64 elements over 128 threads: warps 2 and 3 hold copies of warps 0 and 1's elements, so only
 // threads whose replicated warp bit is 0 store (one predicate, computed once).
 // CHECK-LABEL: gpu.func @replicated_store
-// CHECK: [[WARP:%.*]] = arith.shrui {{%.*}}, {{%.*}} : i32
+// CHECK: [[WARP:%.*]] = nvvm.shfl.sync idx {{%.*}}, {{%.*}}, {{%.*}}, {{%.*}} : i32 -> i32
 // CHECK: [[BIT:%.*]] = arith.andi [[WARP]], {{%.*}} : i32
 // CHECK: [[OWNER:%.*]] = arith.cmpi eq, [[BIT]], {{%.*}} : i32
 // CHECK: scf.if [[OWNER]] {
