@@ -184,12 +184,15 @@ _WGMMA_BITS = {"f16": 16, "bf16": 16, "f32": 32, "i8": 8}
 def wgmma_operand_layouts(a: ir.Value, b: ir.Value) -> list[NvmmaSharedLayout] | None:
     """The NVMMA layouts staging a dot's A and B for wgmma, each with the fastest dimension of
     the value's own layout (so copies into it stay contiguous), or None where wgmma cannot read
-    them: tf32 and int8 operands must both run fastest along K (wgmma transposes 16-bit
-    operands only)."""
+    them. wgmma transposes 16-bit operands only: a tf32 operand running fastest along M or N
+    is staged K-major all the same (each element its own 4-byte copy, transposing it), an int8
+    one (whose single bytes cp.async cannot copy) is left to mma.sync."""
     layouts = []
     for value, k_dim in ((a, 1), (b, 0)):
         bits = _WGMMA_BITS.get(str(tile.element_type(value.type)))
         order = _source_order(value, produced=True)
+        if bits == 32 and order[0] != k_dim:
+            order = (k_dim, 1 - k_dim)
         if bits is None or (bits != 16 and order[0] != k_dim):
             return None
         found = nvmma_layout(list(value.type.shape), order, bits)

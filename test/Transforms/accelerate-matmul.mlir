@@ -148,18 +148,34 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90"} {
 // -----
 
 // What wgmma cannot take stays on mma.sync on sm_90: fewer than 64 rows (a warpgroup's
-// instruction) and, for now, tf32 and int8 operands.
+// instruction) and int8 operands that do not run along K (wgmma transposes 16-bit operands
+// only, and cp.async cannot copy single bytes to transpose them).
 // CHECK-LABEL: func.func @mma_sync_on_sm90
-// CHECK-COUNT-3: "tile.dot"{{.*}} -> tensor<{{.*}}, #tilegpu.mma<[2, 0]
+// CHECK-COUNT-2: "tile.dot"{{.*}} -> tensor<{{.*}}, #tilegpu.mma<[2, 0]
 // CHECK-NOT: warpgroup_dot
 #b = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
   func.func @mma_sync_on_sm90(%a: tensor<32x64xf16, #b>, %b: tensor<64x64xf16, #b>, %c: tensor<32x64xf32, #b>,
-                              %c8: tensor<64x64xf32, #b>,
-                              %f: tensor<64x64xf32, #b>, %i: tensor<64x64xi8, #b>, %ci: tensor<64x64xi32, #b>) {
+                              %i: tensor<64x64xi8, #b>, %ci: tensor<64x64xi32, #b>) {
     %d1 = "tile.dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<32x64xf16, #b>, tensor<64x64xf16, #b>, tensor<32x64xf32, #b>) -> tensor<32x64xf32, #b>
-    %d3 = "tile.dot"(%f, %f, %c8) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf32, #b>, tensor<64x64xf32, #b>, tensor<64x64xf32, #b>) -> tensor<64x64xf32, #b>
     %d4 = "tile.dot"(%i, %i, %ci) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xi8, #b>, tensor<64x64xi8, #b>, tensor<64x64xi32, #b>) -> tensor<64x64xi32, #b>
+    return
+  }
+}
+
+// -----
+
+// A tf32 B that runs along N (row-major, as loaded) is staged K-major all the same: the NVMMA
+// layout's dim 0 (K) fastest, which wgmma reads without a transpose; the copy into it
+// transposes, one 4-byte element at a time. A, along K already, keeps its order.
+// CHECK-LABEL: func.func @tf32_b_along_n
+// CHECK: [[SA:%.*]] = "tilegpu.local_alloc"(%arg0) : ({{.*}}) -> !tilegpu.memdesc<[64, 64], f32, #tilegpu.nvmma_shared<128 : i32, 32 : i32, [1, 0]>, false>
+// CHECK-NEXT: [[SB:%.*]] = "tilegpu.local_alloc"(%arg0) : ({{.*}}) -> !tilegpu.memdesc<[64, 64], f32, #tilegpu.nvmma_shared<128 : i32, 32 : i32, [0, 1]>, false>
+// CHECK: "tilegpu.warpgroup_dot"([[SA]], [[SB]], %{{.*}}) {{.*}} -> tensor<64x64xf32, #tilegpu.mma<[3, 0], [4, 1], [16, 64]>>
+#b = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
+  func.func @tf32_b_along_n(%f: tensor<64x64xf32, #b>, %c: tensor<64x64xf32, #b>) {
+    %d = "tile.dot"(%f, %f, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf32, #b>, tensor<64x64xf32, #b>, tensor<64x64xf32, #b>) -> tensor<64x64xf32, #b>
     return
   }
 }

@@ -104,18 +104,23 @@ def test_chained_dots(num_warps):
                          ids=["tf32", "int8"])
 @pytest.mark.parametrize("block, num_warps", [((64, 64, 32), 4), ((128, 128, 64), 8)],
                          ids=["64x64x32-w4", "128x128x64-w8"])
-def test_tf32_and_int8_with_both_operands_k_major(dtype, tol, block, num_warps):
+def test_tf32_and_int8_b_orders(dtype, tol, block, num_warps):
     """tf32 (k8) and int8 (k32) wgmma read both operands K-major: B given as a transposed
-    view runs along K. (A row-major B stays on mma.sync: wgmma transposes 16-bit operands
-    only.) wgmma takes fp32 operands as tf32 by dropping their low mantissa bits."""
+    view runs along K. A row-major B is copied into a K-major buffer element by element for
+    tf32 (4-byte cp.async) and stays on mma.sync for int8 (whose bytes cp.async cannot copy
+    one by one). wgmma takes fp32 operands as tf32 by dropping their low mantissa bits."""
     M, N, K = 2 * block[0] + 8, 2 * block[1] + 16, 4 * block[2]
     a = operand(dtype, (M, K))
     b = operand(dtype, (K, N), transposed=True)
     out, handle = matmul(a, b, block, num_warps)
     assert_dot_close(out, reference(a, b), TOL[tol], K)
     assert on_wgmma(handle)
-    _, row_major = matmul(a, np.ascontiguousarray(b), block, num_warps)
-    assert "mma.sync" in row_major.asm["ptx"] and "wgmma" not in row_major.asm["ptx"]
+    out, row_major = matmul(a, np.ascontiguousarray(b), block, num_warps)
+    assert_dot_close(out, reference(a, b), TOL[tol], K)
+    if dtype == np.float32:
+        assert on_wgmma(row_major) and "cp.async.ca.shared.global" in row_major.asm["ptx"]
+    else:
+        assert "mma.sync" in row_major.asm["ptx"] and "wgmma" not in row_major.asm["ptx"]
 
 
 @pytest.mark.parametrize("num_warps", [4, 8])

@@ -165,9 +165,10 @@ def aligned(nbytes: int, alignment: int = ALIGNMENT) -> int:
 def copy_width(layout, shape, element: ir.Type, shared: SharedLayout) -> int:
     """Elements one cp.async moves per thread: the registers contiguous along the shared
     buffer's fastest dimension, at most 16 bytes and `vec`; 0 when that is under 4 bytes
-    (cp.async copies 4, 8 or 16)."""
-    if layout_order(layout)[0] != shared.order[0]:
-        return 0
+    (cp.async copies 4, 8 or 16). A buffer whose fastest dimension is not the registers'
+    (a transposing copy) takes one element at a time."""
     size = storage_bytes(element)
+    if layout_order(layout)[0] != shared.order[0]:
+        return 1 if size >= 4 else 0
     run = min(contiguous_registers(layout, tuple(shape)), shared.vec, 16 // size)
     return run if run * size >= 4 else 0

@@ -126,3 +126,24 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// A transposing cp.async: a tf32 B tile (32 x 64, K x N) loaded along N (4 fp32 per thread
+// contiguous in N) into the K-major NVMMA buffer wgmma reads (dim 0 fastest): no two of a
+// thread's elements are neighbours in shared memory, so each is its own 4-byte copy (cache
+// modifier ca: cg takes 16 bytes only), 32 * 64 / 128 = 16 per thread.
+// CHECK-LABEL: gpu.func @async_copy_transposing
+// CHECK-COUNT-16: nvvm.cp.async.shared.global {{%.*}}, {{%.*}}, 4, cache =  ca
+// CHECK-NOT: nvvm.cp.async.shared.global
+#l = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
+#s = #tilegpu.nvmma_shared<128 : i32, 32 : i32, [0, 1]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @async_copy_transposing(%p: !tile.ptr<f32, 1 : i32>) {
+    %ps = "tile.splat"(%p) : (!tile.ptr<f32, 1 : i32>) -> tensor<32x64x!tile.ptr<f32, 1 : i32>, #l>
+    %buf = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[32, 64], f32, #s, true>
+    %t = "tilegpu.async_copy_global_to_local"(%ps, %buf) {cache = "none", evict = "evict_normal", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<32x64x!tile.ptr<f32, 1 : i32>, #l>, !tilegpu.memdesc<[32, 64], f32, #s, true>) -> !tilegpu.async_token
+    "tilegpu.local_dealloc"(%buf) : (!tilegpu.memdesc<[32, 64], f32, #s, true>) -> ()
+    return
+  }
+}
