@@ -107,7 +107,9 @@ class KernelCache:
         files = _read_verified(path, key)
         if files is None:
             try:
-                self._discard(path)
+                # Only a corrupt entry: a writer may have replaced the one read (a remove, then
+                # a put) in the meantime, and its valid entry must stay.
+                self._discard(path, unless_valid=key)
             except OSError:
                 # A read-only cache: the caller must still get its miss and compile in memory.
                 # The entry stays, and every later get finds it corrupt again.
@@ -215,18 +217,26 @@ class KernelCache:
         # Entries kept appearing and being found corrupt. Give up: a cache may miss, and the
         # caller already has the compiled kernel.
 
-    def _discard(self, path: Path) -> bool:
+    def _discard(self, path: Path, unless_valid: str | None = None) -> bool:
         """Delete an entry (or stray file) at ``path``. Returns whether there was one.
 
         Rename it to a trash name first, which is atomic. A reader then sees the whole entry or
         nothing, never a half-deleted directory. It could still see files vanish mid-read. That
-        reads as corruption and returns None: no bad data, only a rebuild.
+        reads as corruption and returns None: no bad data, only a rebuild. With
+        ``unless_valid`` (its key), a renamed entry that verifies is put back (or, where a newer
+        one took its place meanwhile, deleted: a miss, never bad data).
         """
         trash = path.parent / f"{_TRASH_PREFIX}{os.getpid()}-{secrets.token_hex(8)}"
         try:
             os.rename(path, trash)
         except FileNotFoundError:  # Someone else removed it first.
             return False
+        if unless_valid is not None and _read_verified(trash, unless_valid) is not None:
+            try:
+                os.rename(trash, path)
+                return False
+            except OSError:
+                pass
         _delete(trash)
         return True
 

@@ -230,6 +230,27 @@ def test_put_over_corrupt_entry_replaces_it(cache, corrupt):
     assert leftovers(cache) == []
 
 
+def test_a_corrupt_read_keeps_the_entry_that_replaced_it(cache, monkeypatch):
+    # A reader finds the entry corrupt (here: truncated; in the racing-writers test below, read
+    # while a writer removed it) and, before it discards it, a writer replaces it with a valid
+    # entry. The reader must discard only what it read, not the writer's entry.
+    import tilec.cache as cache_module
+    cache.put(KEY, FILES)
+    truncate(entry_dir(cache))
+    read = cache_module._read_verified
+
+    def read_then_replaced(path, key):
+        found = read(path, key)
+        cache.remove(KEY)
+        cache.put(KEY, FILES)
+        return found
+    monkeypatch.setattr(cache_module, "_read_verified", read_then_replaced)
+    assert cache.get(KEY) is None  # what it read was corrupt
+    monkeypatch.setattr(cache_module, "_read_verified", read)
+    assert cache.get(KEY) == FILES
+    assert leftovers(cache) == []
+
+
 # --- concurrency -----------------------------------------------------------------------------------
 # Workers live at module level so that spawned processes can import them.
 
