@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from tilec.analysis.axis_info import analyze
 from tilec.lowering import Lowering, LoweringError
 from tilec.lowering.context import value_type
 from tilec.passbase import Pass, register
@@ -81,6 +82,7 @@ class ConvertTileGPUToLLVM(Pass):
         gpu_entry = gpu_func.regions[0].blocks[0]
         gpu_return = list(gpu_entry.operations)[-1]
         lowering = Lowering(num_warps, threads_per_warp)
+        lowering.axis = analyze(func_op)  # the kernel stays unchanged while it is lowered
         for arg, new_arg in zip(entry.arguments, gpu_entry.arguments):
             lowering.set(arg, new_arg)
         with ir.InsertionPoint(gpu_return), func_op.location:

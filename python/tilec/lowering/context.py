@@ -13,6 +13,7 @@ from typing import Callable
 from mlir import ir
 from mlir.dialects import arith, llvm
 
+from tilec.analysis.axis_lattice import AxisInfoMap
 from tilec.analysis.layouts import to_linear
 from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR
 from tilec.dialects import tile, tilegpu
@@ -97,6 +98,8 @@ class Lowering:
         self._offsets: dict[tuple, list[ir.Value]] = {}
         self.memo: dict = {}  # prologue values of the rules, by key
         self.current: ir.Operation | None = None  # the op being lowered
+        # the axis analysis of the kernel being lowered (analysis/axis_info.py), if run
+        self.axis: AxisInfoMap | None = None
 
     # --- values --------------------------------------------------------------------------
 

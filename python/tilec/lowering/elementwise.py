@@ -42,7 +42,12 @@ def _elementwise(ctx: Lowering, op: ir.Operation):
     count = len(tensors[0].values)
     types = [scalar_type(r.type) for r in op.results]
     per_result = [[] for _ in op.results]
+    same = _equal_registers(ctx, op, count)
     for i in range(count):
+        if same[i] != i:  # the value another of this thread's registers computes
+            for lst in per_result:
+                lst.append(lst[same[i]])
+            continue
         args = [d.values[i] if isinstance(d, Distributed) else d for d in operands]
         new = ir.Operation.create(op.name, results=types, operands=args, attributes=attributes)
         for lst, value in zip(per_result, new.results):
@@ -52,6 +57,32 @@ def _elementwise(ctx: Lowering, op: ir.Operation):
         layout, shape = ctx.layout_of(result)
         out.append(Distributed(layout, shape, values))
     return out
+
+
+def _equal_registers(ctx: Lowering, op: ir.Operation, count: int) -> list[int]:
+    """For each register of `op`'s integer result, the first register that holds the same
+    value: the axis analysis's constancy says the result is constant over aligned blocks of
+    `c[d]` elements along each dimension d, and two registers whose coordinates differ only
+    below those block sizes (for every thread alike: coordinates are the registers' bits XOR
+    the thread's) share a block. A mask `offs_k[:, None] < K - k * BLOCK_K` with K divisible
+    by 16 is computed once per 16 rows a thread holds, not once per row."""
+    result = op.results[0]
+    same = list(range(count))
+    if ctx.axis is None or len(op.results) != 1 or \
+            not isinstance(result.type, ir.RankedTensorType) or \
+            not isinstance(tile.element_type(result.type), ir.IntegerType):
+        return same
+    constancy = ctx.axis.get(result).constancy
+    if all(c == 1 for c in constancy):
+        return same
+    layout, shape = ctx.layout_of(result)
+    linear = to_linear(layout, shape)
+    shifts = [c.bit_length() - 1 for c in constancy]
+    first: dict[tuple, int] = {}
+    for reg in range(count):
+        block = tuple(x >> k for x, k in zip(linear.register_coords(reg), shifts))
+        same[reg] = first.setdefault(block, reg)
+    return same
 
 
 @rule("arith.*", "math.*")
