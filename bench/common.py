@@ -82,6 +82,7 @@ def load_kernels(language, jit, tag: str, path: Path = KERNELS_FILE) -> dict:
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     module.tl = language
+    module.jit = jit  # for the helpers the kernels call
     sys.modules[name] = module  # some frameworks look a kernel's module up by name
     spec.loader.exec_module(module)
     return {kernel: jit(getattr(module, kernel)) for kernel in module.KERNELS}
