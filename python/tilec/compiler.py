@@ -89,7 +89,7 @@ class CompiledKernel:
     """What compiling a kernel gives, and what `kernel[grid](...)` returns (as Triton's
     handle): every stage in `asm`, and in `metadata` the name, warps, stages, target, shared
     bytes, ptxas' registers and spills and its notes that it serialised wgmma
-    (`wgmma_serialized`)."""
+    (`wgmma_serialized`) or injected warpgroup.arrives (`wgmma_arrives_injected`)."""
     name: str
     asm: dict[str, str]
     params: list[KernelParam]
@@ -210,16 +210,22 @@ _PTXAS_STATS = {"registers": r"Used (\d+) registers", "spill_stores": r"(\d+) by
                 "spill_loads": r"(\d+) bytes spill loads"}
 # ptxas' notes that it serialised wgmma instructions (the kernel then runs them one at a time).
 _WGMMA_SERIALIZED = re.compile(r"\(C75(?:10|11|15)\)[^\n]*")
+# ptxas' note that it put a warpgroup.arrive (wgmma.fence) before a wgmma whose registers were
+# written after the fence: wgmmas that could have issued back to back wait for each other.
+_WGMMA_ARRIVE_INJECTED = re.compile(r"\(C7519\)[^\n]*")
 
 
 def ptxas_stats(log: str) -> dict:
     """What the metadata records of ptxas' `-v` log: registers, spill bytes, and the messages
-    saying it serialised wgmma (`wgmma_serialized`, empty when it did not)."""
+    saying it serialised wgmma (`wgmma_serialized`, empty when it did not) or injected a
+    warpgroup.arrive between wgmmas (`wgmma_arrives_injected`)."""
     stats = {}
     for field_name, pattern in _PTXAS_STATS.items():
         found = re.search(pattern, log)
         stats[field_name] = int(found.group(1)) if found else 0
     stats["wgmma_serialized"] = [m.group(0).strip() for m in _WGMMA_SERIALIZED.finditer(log)]
+    stats["wgmma_arrives_injected"] = [m.group(0).strip()
+                                       for m in _WGMMA_ARRIVE_INJECTED.finditer(log)]
     return stats
 
 
@@ -345,7 +351,7 @@ def cache_enabled() -> bool:
 # The metadata of a complete (cubin) kernel, as compile_specialized writes it: field -> type.
 _CACHED_METADATA = {"name": str, "num_warps": int, "num_stages": int, "target": str,
                     "shared": int, "registers": int, "spill_stores": int, "spill_loads": int,
-                    "wgmma_serialized": list}
+                    "wgmma_serialized": list, "wgmma_arrives_injected": list}
 
 
 def _valid_metadata(metadata: Any) -> bool:

@@ -74,6 +74,10 @@ def test_ptxas_serialisation_notes_are_recorded():
     assert stats["registers"] == 168 and stats["spill_stores"] == 8
     assert len(stats["wgmma_serialized"]) == 1 and stats["wgmma_serialized"][0].startswith("(C7510)")
     assert ptxas_stats("ptxas info    : Used 40 registers\n")["wgmma_serialized"] == []
+    assert stats["wgmma_arrives_injected"] == []
+    injected = ptxas_stats("ptxas info    : (C7519) warpgroup.arrive is injected in around line "
+                           "546 by compiler to allow use of registers in GMMA in function 'k'\n")
+    assert [n[:7] for n in injected["wgmma_arrives_injected"]] == ["(C7519)"]
 
 
 
@@ -119,3 +123,7 @@ def test_attention_keeps_its_softmax_and_accumulator_in_registers(block_n, head_
     assert len(dots) == 2 and "dot_operand<0" in dots[1]
     kernel = tilec.compile(D.attention_fwd, **options)
     assert kernel.n_spills == 0 and kernel.metadata["wgmma_serialized"] == []
+    # P's registers are all written before the wgmma.fence: P @ V's wgmmas issue back to back
+    # (no warpgroup.arrive injected between them), and tl.exp2 is one ex2.approx.ftz each
+    assert kernel.metadata["wgmma_arrives_injected"] == []
+    assert "ex2.approx.ftz.f32" in kernel.asm["ptx"] and "ex2.approx.f32" not in kernel.asm["ptx"]

@@ -85,6 +85,28 @@ def _equal_registers(ctx: Lowering, op: ir.Operation, count: int) -> list[int]:
     return same
 
 
+@rule("math.exp2")
+def lower_exp2(ctx: Lowering, op: ir.Operation):
+    """fp32 `tl.exp2` is one `ex2.approx.ftz.f32`, as in Triton: results below 2^-126 flush
+    to zero (without ftz, ptxas wraps every ex2 in a range test and two multiplies to keep
+    them denormal; an online softmax takes 32 exp2s per thread per trip). Other types take
+    the generic path."""
+    if str(scalar_type(op.results[0].type)) != "f32":
+        return _elementwise(ctx, op)
+    source = ctx.get(op.operands[0])
+    f32 = ir.F32Type.get()
+
+    def ex2(x):
+        return ir.Operation.create(
+            "llvm.call_intrinsic", results=[f32], operands=[x],
+            attributes={"intrin": ir.StringAttr.get("llvm.nvvm.ex2.approx.ftz.f"),
+                        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0]),
+                        "op_bundle_sizes": ir.DenseI32ArrayAttr.get([])}).result
+    if not isinstance(source, Distributed):
+        return [ex2(source)]
+    return [Distributed(source.layout, source.shape, [ex2(x) for x in source.values])]
+
+
 @rule("arith.*", "math.*")
 def lower_elementwise(ctx: Lowering, op: ir.Operation):
     if op.regions:

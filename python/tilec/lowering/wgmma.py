@@ -118,6 +118,30 @@ class _Registers:
         return self.cache[(m0, k0)]
 
 
+def _fence_registers(a: "_Registers", values: list[ir.Value],
+                     tiles: list[tuple[int, int]]) -> list[ir.Value]:
+    """`wgmma.fence` with every register the wgmmas read from the register file (A's packed
+    tiles, the accumulator) passed through it (inline asm, outputs tied to inputs): all of them
+    are then written before the fence, so the wgmmas issue back to back. Left free, LLVM sinks
+    each tile's packing (and the softmax computing it) down to its wgmma and ptxas injects a
+    warpgroup.arrive before each one (its C7519 note). Returns the accumulator's values as
+    fenced; A's tiles are replaced in `a`."""
+    word, f32 = ir.IntegerType.get_signless(32), ir.F32Type.get()
+    packed = [r for tile in tiles for r in a.at(*tile)]
+    inputs = packed + values
+    types = [word] * len(packed) + [v.type for v in values]
+    struct = ir.Type.parse(f"!llvm.struct<({', '.join(str(t) for t in types)})>")
+    codes = ["=r" if t == word else "=f" if t == f32 else "=r" for t in types]
+    constraints = ",".join(codes + [str(i) for i in range(len(inputs))])
+    fenced = llvm.InlineAsmOp(struct, inputs, "wgmma.fence.sync.aligned;", constraints,
+                              has_side_effects=True).result
+    out = [llvm.extractvalue(t, fenced, ir.DenseI64ArrayAttr.get([i]))
+           for i, t in enumerate(types)]
+    for n, tile in enumerate(tiles):
+        a.cache[tile] = out[4 * n:4 * n + 4]
+    return out[len(packed):]
+
+
 def _mma_async_rs(acc: ir.Value, struct: ir.Type, a_regs: list[ir.Value], b_desc: ir.Value,
                   n: int, k: int, element: str, b_transposed: bool) -> ir.Value:
     """wgmma.mma_async with A from registers, as inline asm (no NVVM op has this form):
@@ -174,6 +198,9 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
             slots[(m0, n0)] = [where[(m0 + 8 * (i >> 1 & 1), n0 + 8 * (i >> 2) + (i & 1))]
                                for i in range(n // 2)]
     values = list(c.values)
+    k_steps = range(0, k_size, k_step)
+    if in_registers:
+        values = _fence_registers(a, values, [(m0, k0) for k0 in k_steps for m0 in m_tiles])
     accumulators = {}
     for key, regs in slots.items():
         acc = llvm.mlir_undef(struct)
@@ -196,8 +223,9 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
     if not in_registers:  # A row-major (K-major) or transposed
         attributes["layoutA"] = _attr(
             f"#nvvm.mma_layout<{'row' if k_major(a.layout, 1) else 'col'}>")
-    ir.Operation.create("nvvm.wgmma.fence.aligned")
-    for k0 in range(0, k_size, k_step):
+    if not in_registers:
+        ir.Operation.create("nvvm.wgmma.fence.aligned")
+    for k0 in k_steps:
         for (m0, n0), acc in accumulators.items():
             if in_registers:
                 accumulators[(m0, n0)] = _mma_async_rs(

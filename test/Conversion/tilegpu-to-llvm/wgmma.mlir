@@ -76,10 +76,14 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
 
 // A from registers (RS): wgmma as inline asm, one per K step of the m64n64k16 tile: 32
 // accumulator outputs, A's 4 registers (fp16 pairs of the mma.sync A fragment, bitcast to
-// i32), B's descriptor, the accumulator tied in; B N-major, so its transpose bit is 1.
+// i32), B's descriptor, the accumulator tied in; B N-major, so its transpose bit is 1. The
+// wgmma.fence passes A's 2 x 4 registers and the 32 accumulator values through it (inline
+// asm, outputs tied to inputs), so all are written before it and the wgmmas issue back to
+// back (no warpgroup.arrive injected between them by ptxas).
 // CHECK-LABEL: gpu.func @wgmma_rs
-// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NOT: nvvm.wgmma.fence.aligned
 // CHECK: llvm.bitcast {{.*}} : vector<2xf16> to i32
+// CHECK: llvm.inline_asm has_side_effects "wgmma.fence.sync.aligned;", "=r,=r,=r,=r,=r,=r,=r,=r,=f,{{.*}},=f,0,1,2,{{.*}},39" {{.*}} -> !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32, f32,
 // CHECK: llvm.inline_asm has_side_effects "{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, $1, {{.*}}, $31}, {$32, $33, $34, $35}, $36, p, 1, 1, 1; }", "=f,{{.*}},=f,r,r,r,r,l,0,1,{{.*}},31"
 // CHECK: llvm.inline_asm has_side_effects "{ .reg .pred p;
 // CHECK-NOT: llvm.inline_asm has_side_effects "{ .reg .pred p;
