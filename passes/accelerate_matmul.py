@@ -139,14 +139,45 @@ def _stage(operands: list[tuple[ir.Value, DotOperandLayout]], before: ir.Operati
 def _stage_nvmma(operands: list[tuple[ir.Value, NvmmaSharedLayout]],
                  before: ir.Operation) -> list[ir.Value]:
     """Each value written to a shared buffer in its NVMMA layout (wgmma reads it there), then
-    a proxy fence: the writes are generic, wgmma's reads asynchronous."""
-    with ir.InsertionPoint(before), before.location:
-        buffers = [tilegpu.local_alloc(MemDesc(tuple(value.type.shape),
-                                               str(tile.element_type(value.type)), layout,
-                                               False), value)
-                   for value, layout in operands]
-        tilegpu.fence_async_shared()
+    a proxy fence: the writes are generic, wgmma's reads asynchronous. A value that does not
+    change in the loops around the dot (attention's Q) is written once, before the outermost
+    of them, and stays in shared memory across them."""
+    buffers, fence_here = [], False
+    for value, layout in operands:
+        where = _outside_invariant_loops(value, before)
+        with ir.InsertionPoint(where), before.location:
+            buffers.append(tilegpu.local_alloc(
+                MemDesc(tuple(value.type.shape), str(tile.element_type(value.type)), layout,
+                        False), value))
+            if where == before:
+                fence_here = True
+            else:
+                tilegpu.fence_async_shared()
+    if fence_here:
+        with ir.InsertionPoint(before), before.location:
+            tilegpu.fence_async_shared()
     return buffers
+
+
+def _parent(op: ir.Operation) -> ir.Operation | None:
+    parent = op.parent
+    return None if parent is None else parent.operation
+
+
+def _outside_invariant_loops(value: ir.Value, before: ir.Operation) -> ir.Operation:
+    """`before`, or the outermost `scf.for` around it that `value` is defined outside of."""
+    owner = value.owner
+    defined = owner.owner if isinstance(owner, ir.Block) else owner
+    defined = defined.operation if defined is not None else None
+    ancestors = []
+    while defined is not None:
+        ancestors.append(defined)
+        defined = _parent(defined)
+    where, loop = before, _parent(before)
+    while loop is not None and loop.name == "scf.for" and \
+            not any(loop == a for a in ancestors):
+        where, loop = loop, _parent(loop)
+    return where
 
 
 def _source_order(value: ir.Value, produced: bool = False) -> tuple[int, ...]:

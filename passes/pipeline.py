@@ -417,17 +417,25 @@ class _Prefetch:
 
 
 def _drop_copy_fences(body: ir.Block, buffers: list[ir.Value]) -> None:
-    """The proxy fence in front of a warpgroup_dot whose operands now both come from cp.async
-    copies: like Triton, tilec fences only the shared-memory stores of registers (local_alloc
-    of a value, local_store) before wgmma reads them, not what cp.async wrote."""
-    def copied(value: ir.Value) -> bool:
+    """The proxy fence in front of a warpgroup_dot whose shared operands now all come from
+    cp.async copies: like Triton, tilec fences only the shared-memory stores of registers
+    (local_alloc of a value, local_store) before wgmma reads them, not what cp.async wrote.
+    An A in registers (the RS form) needs none, nor a value written to shared memory once
+    before the loop (accelerate-matmul fenced it there)."""
+    def fenced_elsewhere(value: ir.Value) -> bool:
+        if isinstance(value.type, ir.RankedTensorType):
+            return True  # registers
         owner = _owner(value)
-        return owner is not None and owner.name == "tilegpu.memdesc_subview" and \
-            owner.operands[0] in buffers
+        if owner is None:
+            return False
+        if owner.name == "tilegpu.memdesc_subview":
+            return owner.operands[0] in buffers
+        return owner.name == "tilegpu.local_alloc" and len(owner.operands) == 1 and \
+            owner.block != body
     ops = [op.operation for op in body.operations]
     for before, op in zip(ops, ops[1:]):
         if op.name == "tilegpu.warpgroup_dot" and before.name == "tilegpu.fence_async_shared" \
-                and all(copied(v) for v in op.operands[:2]):
+                and all(fenced_elsewhere(v) for v in op.operands[:2]):
             before.erase()
 
 

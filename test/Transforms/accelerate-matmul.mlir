@@ -205,3 +205,32 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90"} {
     return
   }
 }
+
+// -----
+
+// A dot in a loop whose A does not change in it (attention's Q): A is written to its NVMMA
+// buffer once, before the loop, and fenced there; B, loaded every trip, is staged and fenced
+// in the loop.
+// CHECK-LABEL: func.func @wgmma_loop_invariant_a
+// CHECK: [[SA:%.*]] = "tilegpu.local_alloc"(%arg0) : ({{.*}}) -> !tilegpu.memdesc<[128, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+// CHECK-NEXT: "tilegpu.fence_async_shared"()
+// CHECK-NEXT: scf.for
+// CHECK-NOT: "tilegpu.local_alloc"(%arg0)
+// CHECK: [[B:%.*]] = "tile.load"
+// CHECK: [[SB:%.*]] = "tilegpu.local_alloc"([[B]])
+// CHECK-NEXT: "tilegpu.fence_async_shared"()
+// CHECK: "tilegpu.warpgroup_dot"([[SA]], [[SB]], %{{.*}})
+#b = #tilegpu.blocked<[1, 8], [4, 8], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @wgmma_loop_invariant_a(%a: tensor<128x64xf16, #b>, %pb: tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>, %n: i32) -> tensor<128x64xf32, #b> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32, #b>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf32, #b>) : i32 {
+      %bt = "tile.load"(%pb) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>) -> tensor<64x64xf16, #b>
+      %d = "tile.dot"(%a, %bt, %acc) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x64xf16, #b>, tensor<64x64xf16, #b>, tensor<128x64xf32, #b>) -> tensor<128x64xf32, #b>
+      scf.yield %d : tensor<128x64xf32, #b>
+    }
+    return %r : tensor<128x64xf32, #b>
+  }
+}

@@ -220,3 +220,45 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// A wgmma loop of the RS form (A in registers, P @ V) and a shared A written once before the
+// loop (Q): once B comes from cp.async, the proxy fences in front of both dots go (cp.async
+// writes need none, registers need none, and Q's buffer was fenced before the loop).
+// CHECK-LABEL: func.func @wgmma_rs_loop
+// CHECK: "tilegpu.local_alloc"(%arg0)
+// CHECK-NEXT: "tilegpu.fence_async_shared"()
+// CHECK: scf.for
+// CHECK-NOT: fence_async_shared
+// CHECK: "tilegpu.warpgroup_dot"(%{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NOT: fence_async_shared
+// CHECK: "tilegpu.warpgroup_dot"(%arg1, %{{.*}}, %{{.*}})
+// CHECK: scf.yield
+#lb = #tilegpu.blocked<[1, 8], [4, 8], [4, 1], [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+#pa = #tilegpu.dot_operand<0 : i32, #mma, 2 : i32>
+#s = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @wgmma_rs_loop(%q: tensor<64x64xf16, #lb>, %p: tensor<64x64xf16, #pa>, %pb: tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>,
+                           %n: i32, %out: tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %stepb = arith.constant dense<4096> : tensor<64x64xi32, #lb>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %sq = "tilegpu.local_alloc"(%q) : (tensor<64x64xf16, #lb>) -> !tilegpu.memdesc<[64, 64], f16, #s, false>
+    "tilegpu.fence_async_shared"() : () -> ()
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %b_ptr = %pb) -> (tensor<64x64xf32, #mma>, tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>) : i32 {
+      %b = "tile.load"(%b_ptr) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>) -> tensor<64x64xf16, #lb>
+      %sb = "tilegpu.local_alloc"(%b) : (tensor<64x64xf16, #lb>) -> !tilegpu.memdesc<[64, 64], f16, #s, false>
+      "tilegpu.fence_async_shared"() : () -> ()
+      %s = "tilegpu.warpgroup_dot"(%sq, %sb, %zero) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!tilegpu.memdesc<[64, 64], f16, #s, false>, !tilegpu.memdesc<[64, 64], f16, #s, false>, tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma>
+      "tilegpu.fence_async_shared"() : () -> ()
+      %d = "tilegpu.warpgroup_dot"(%p, %sb, %s) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf16, #pa>, !tilegpu.memdesc<[64, 64], f16, #s, false>, tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma>
+      %nb = "tile.addptr"(%b_ptr, %stepb) : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>, tensor<64x64xi32, #lb>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>
+      scf.yield %d, %nb : tensor<64x64xf32, #mma>, tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>
+    }
+    "tile.store"(%out, %r#0) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>, tensor<64x64xf32, #mma>) -> ()
+    return
+  }
+}
