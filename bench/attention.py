@@ -6,8 +6,9 @@
 
 Each case is HEAD_DIM:SEQ_LEN:BATCH_HEADS (default d = 64 and 128 at 1k, 4k and 16k tokens, the
 batch times heads chosen so each case does about the same work), causal and not. The same kernel
-source (bench/attention_kernel.py: Q's block kept, a loop over K/V blocks, the online softmax
-with tl.exp2, P @ V chained from registers) runs through tilec and Triton over a small sweep of
+source (tutorials/06-fused-attention.py's attention_fwd: Q's block kept, a loop over K/V blocks,
+the online softmax with tl.exp2, P @ V chained from registers; the file is run with each
+framework's `tl` and `jit` bound) runs through tilec and Triton over a small sweep of
 (BLOCK_M x BLOCK_N, num_warps, num_stages), and torch.nn.functional.scaled_dot_product_attention
 runs with its flash and cuDNN back ends. Inputs are standard normal fp16 [batch*heads, seq, d]
 (seeded); every result is checked once against SDPA's math back end in fp32 on the same inputs
@@ -32,7 +33,7 @@ from typing import NamedTuple
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
-KERNEL_FILE = common.BENCH / "attention_kernel.py"
+KERNEL_FILE = common.ROOT / "tutorials" / "06-fused-attention.py"
 KERNEL = "attention_fwd"
 TOL = 2e-2
 TARGET = 1.0
@@ -140,6 +141,7 @@ class Runner:
         q, k, v = (torch.randn(bh, seq, d, device="cuda", dtype=torch.float16, generator=gen)
                    for _ in range(3))
         out = torch.empty_like(q)
+        lse = torch.empty(bh, seq, device="cuda", dtype=torch.float32)  # the backward's M
         scale = d ** -0.5
         with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.MATH):
             expected = F.scaled_dot_product_attention(q.float(), k.float(), v.float(),
@@ -161,7 +163,7 @@ class Runner:
                 grid = (seq // config.block_m, bh)
 
                 def launch(config=config, grid=grid, kernel=kernel):
-                    return kernel[grid](q, k, v, out, scale, seq, HEAD_DIM=d,
+                    return kernel[grid](q, k, v, out, lse, scale, seq, HEAD_DIM=d,
                                         BLOCK_M=config.block_m, BLOCK_N=config.block_n,
                                         CAUSAL=causal, num_warps=config.num_warps,
                                         num_stages=config.num_stages)
@@ -270,7 +272,7 @@ def main(argv=None) -> int:
                 e.pop("times_ms", None)
     return common.finish(args.out, "attention", {
         "benchmark": "attention_forward", "environment": env,
-        "config": {"kernel": f"bench/attention_kernel.py:{KERNEL}", "dtype": "float16",
+        "config": {"kernel": f"tutorials/06-fused-attention.py:{KERNEL}", "dtype": "float16",
                    "configs": [c.label for c in args.configs], "warmup": args.warmup,
                    "repeats": args.repeats, "cooldown_s": args.cooldown,
                    "check": f"|out - ref| <= {TOL} + {TOL} |ref|, ref = SDPA math in fp32",

@@ -16,6 +16,7 @@ import argparse
 import datetime
 import importlib
 import importlib.util
+import inspect
 import json
 import os
 import platform
@@ -85,7 +86,9 @@ def load_kernels(language, jit, tag: str, path: Path = KERNELS_FILE) -> dict:
     module.jit = jit  # for the helpers the kernels call
     sys.modules[name] = module  # some frameworks look a kernel's module up by name
     spec.loader.exec_module(module)
-    return {kernel: jit(getattr(module, kernel)) for kernel in module.KERNELS}
+    found = {kernel: getattr(module, kernel) for kernel in module.KERNELS}
+    # a file may decorate its kernels itself (with the `jit` bound above)
+    return {name: jit(fn) if inspect.isfunction(fn) else fn for name, fn in found.items()}
 
 
 def triton_kernel_info(compiled) -> dict | None:

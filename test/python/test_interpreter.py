@@ -86,6 +86,27 @@ def test_layer_norm_forward():
     np.testing.assert_allclose(mean, x.astype(np.float32).mean(axis=1), rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("head_dim", [64, 128])
+def test_fused_attention_forward_and_backward(head_dim, causal, dtype):
+    """tutorials/06-fused-attention.py: Out, dQ, dK and dV against float64 NumPy on the same
+    inputs (2 heads of 256 tokens: the forward's 2 query blocks of 128, the backward's 4
+    blocks of 64, so the causal loops start and stop mid-sequence)."""
+    import ml_dtypes
+    t = tutorial("06-fused-attention")
+    rng = np.random.default_rng(head_dim + causal)
+    element = np.float16 if dtype == "fp16" else ml_dtypes.bfloat16
+    q, k, v, dout = (rng.standard_normal((2, 256, head_dim)).astype(element) for _ in range(4))
+    out, lse = t.attention(q, k, v, causal)
+    grads = t.attention_backward(q, k, v, out, lse, dout, causal)
+    tol = 2e-2 if dtype == "fp16" else 6e-2
+    for name, got, want in zip(("out", "dq", "dk", "dv"), (out, *grads),
+                               t.reference(q, k, v, dout, causal)):
+        np.testing.assert_allclose(np.asarray(got, np.float64), want, atol=tol, rtol=tol,
+                                   err_msg=name)
+
+
 def test_layer_norm_backward_with_locks_is_not_a_race():
     """Partial dw/db sums are accumulated by many programs under spin locks (atomic_cas /
     atomic_xchg): the race check must see the synchronisation."""

@@ -127,3 +127,27 @@ def test_attention_keeps_its_softmax_and_accumulator_in_registers(block_n, head_
     # (no warpgroup.arrive injected between them), and tl.exp2 is one ex2.approx.ftz each
     assert kernel.metadata["wgmma_arrives_injected"] == []
     assert "ex2.approx.ftz.f32" in kernel.asm["ptx"] and "ex2.approx.f32" not in kernel.asm["ptx"]
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("block_n, head_dim", [(64, 64), (128, 64), (64, 128), (128, 128)])
+def test_fused_attention_tutorial_forward_configs(block_n, head_dim, causal):
+    """tutorials/06-fused-attention.py's forward in the tutorial's configurations (BLOCK_M 128
+    on 8 warps): no spills, wgmma for both dots with P @ V's issued back to back, and Q written
+    to shared memory once, before the loops (no local_alloc of a value inside them)."""
+    from tutorial_loader import tutorial
+    t = tutorial("06-fused-attention")
+    signature = {"Q": "*fp16:16", "K": "*fp16:16", "V": "*fp16:16", "Out": "*fp16:16",
+                 "M": "*fp32:16", "sm_scale": "fp32", "seq_len": "i32:16"}
+    kernel = tilec.compile(t.attention_fwd, signature=signature, num_warps=8, num_stages=2,
+                           constexprs={"HEAD_DIM": head_dim, "BLOCK_M": 128,
+                                       "BLOCK_N": block_n, "CAUSAL": causal})
+    assert kernel.n_spills == 0 and kernel.metadata["wgmma_serialized"] == []
+    assert kernel.metadata["wgmma_arrives_injected"] == []
+    assert "wgmma.mma_async" in kernel.asm["ptx"] and "mma.sync" not in kernel.asm["ptx"]
+    depth, in_loop_allocs = 0, []
+    for line in kernel.asm["tilegpu"].splitlines():
+        depth += line.count("scf.for") - ("scf.yield" in line)
+        if depth > 0 and '"tilegpu.local_alloc"(%' in line:
+            in_loop_allocs.append(line.strip())
+    assert in_loop_allocs == []
