@@ -118,6 +118,21 @@ class _Registers:
         return self.cache[(m0, k0)]
 
 
+_CONSTRAINT = {"f32": "f", "i32": "r"}
+
+
+def _through_asm(text: str, values: list[ir.Value]) -> list[ir.Value]:
+    """`values` (f32 or i32) passed through the inline asm `text`, each output tied to its
+    input: whatever reads the returned values comes after the asm, and everything computing
+    `values` before it."""
+    kinds = [_CONSTRAINT[str(v.type)] for v in values]
+    constraints = ",".join([f"={k}" for k in kinds] + [str(i) for i in range(len(values))])
+    struct = ir.Type.parse(f"!llvm.struct<({', '.join(str(v.type) for v in values)})>")
+    result = llvm.InlineAsmOp(struct, values, text, constraints, has_side_effects=True).result
+    return [llvm.extractvalue(v.type, result, ir.DenseI64ArrayAttr.get([i]))
+            for i, v in enumerate(values)]
+
+
 def _fence_registers(a: "_Registers", values: list[ir.Value],
                      tiles: list[tuple[int, int]]) -> list[ir.Value]:
     """`wgmma.fence` with every register the wgmmas read from the register file (A's packed
@@ -126,17 +141,8 @@ def _fence_registers(a: "_Registers", values: list[ir.Value],
     each tile's packing (and the softmax computing it) down to its wgmma and ptxas injects a
     warpgroup.arrive before each one (its C7519 note). Returns the accumulator's values as
     fenced; A's tiles are replaced in `a`."""
-    word, f32 = ir.IntegerType.get_signless(32), ir.F32Type.get()
     packed = [r for tile in tiles for r in a.at(*tile)]
-    inputs = packed + values
-    types = [word] * len(packed) + [v.type for v in values]
-    struct = ir.Type.parse(f"!llvm.struct<({', '.join(str(t) for t in types)})>")
-    codes = ["=r" if t == word else "=f" if t == f32 else "=r" for t in types]
-    constraints = ",".join(codes + [str(i) for i in range(len(inputs))])
-    fenced = llvm.InlineAsmOp(struct, inputs, "wgmma.fence.sync.aligned;", constraints,
-                              has_side_effects=True).result
-    out = [llvm.extractvalue(t, fenced, ir.DenseI64ArrayAttr.get([i]))
-           for i, t in enumerate(types)]
+    out = _through_asm("wgmma.fence.sync.aligned;", packed + values)
     for n, tile in enumerate(tiles):
         a.cache[tile] = out[4 * n:4 * n + 4]
     return out[len(packed):]
@@ -255,9 +261,6 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
     return [Distributed(layout, tuple(c.shape), values)]
 
 
-_CONSTRAINT = {"f32": "f", "i32": "r"}
-
-
 @rule("tilegpu.warpgroup_dot_wait")
 def lower_warpgroup_dot_wait(ctx: Lowering, op: ir.Operation):
     """`wgmma.wait_group N` as inline asm whose operands are every register of the waited
@@ -270,13 +273,7 @@ def lower_warpgroup_dot_wait(ctx: Lowering, op: ir.Operation):
         ir.Operation.create("nvvm.wgmma.wait.group.sync.aligned", attributes={
             "group": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), pendings)})
         return []
-    kinds = [_CONSTRAINT[str(v.type)] for v in flat]
-    constraints = ",".join([f"={k}" for k in kinds] + [str(i) for i in range(len(flat))])
-    struct = ir.Type.parse(f"!llvm.struct<({', '.join(str(v.type) for v in flat)})>")
-    waited = llvm.InlineAsmOp(struct, flat, f"wgmma.wait_group.sync.aligned {pendings};",
-                              constraints, has_side_effects=True).result
-    values = [llvm.extractvalue(v.type, waited, ir.DenseI64ArrayAttr.get([i]))
-              for i, v in enumerate(flat)]
+    values = _through_asm(f"wgmma.wait_group.sync.aligned {pendings};", flat)
     out, at = [], 0
     for d in inputs:
         out.append(Distributed(d.layout, d.shape, values[at:at + len(d.values)]))
