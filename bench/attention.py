@@ -23,7 +23,6 @@ only: the backward of issue 15 is not benchmarked yet.
 """
 from __future__ import annotations
 
-import re
 import sys
 import time
 import traceback
@@ -56,23 +55,13 @@ CONFIGS = [Config(128, 64, 8, 2), Config(128, 128, 8, 2), Config(128, 64, 4, 2)]
 
 
 def parse_cases(text: str) -> list[tuple[int, int, int]]:
-    cases = []
-    for item in text.split(","):
-        found = re.fullmatch(r"\s*(\d+):(\d+):(\d+)\s*", item)
-        if not found:
-            raise ValueError(f"--cases: {item!r} is not HEAD_DIM:SEQ_LEN:BATCH_HEADS")
-        cases.append(tuple(int(g) for g in found.groups()))
-    return cases
+    return common.parse_int_tuples(text, r"(\d+):(\d+):(\d+)", "--cases",
+                                   "HEAD_DIM:SEQ_LEN:BATCH_HEADS")
 
 
 def parse_configs(text: str) -> list[Config]:
-    configs = []
-    for item in text.split(","):
-        found = re.fullmatch(r"\s*(\d+)x(\d+):w(\d+):s(\d+)\s*", item)
-        if not found:
-            raise ValueError(f"--configs: {item!r} is not BMxBN:wW:sS (e.g. 128x64:w8:s2)")
-        configs.append(Config(*(int(g) for g in found.groups())))
-    return configs
+    return [Config(*found) for found in common.parse_int_tuples(
+        text, r"(\d+)x(\d+):w(\d+):s(\d+)", "--configs", "BMxBN:wW:sS (e.g. 128x64:w8:s2)")]
 
 
 def flops(d: int, seq: int, bh: int, causal: bool) -> float:
@@ -86,12 +75,7 @@ def label(d, seq, bh, causal) -> str:
 class Runner:
     def __init__(self, args):
         self.args = args
-        torch = common.importable("torch", "this benchmark cannot run without it")
-        cupy = common.importable("cupy", "tilec cannot launch without it")
-        if torch is None:
-            print("error: torch is needed for the inputs, the reference and SDPA")
-            sys.exit(2)
-        common.require_gpu(cupy=cupy, torch=torch)
+        torch, cupy = common.require_torch_and_gpu("the inputs, the reference and SDPA")
         self.torch = torch
         self.gpu = common.Gpu(torch=torch)
         self.flush = self.gpu.l2_flusher()

@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import random
+import re
 import socket
 import statistics
 import subprocess
@@ -115,6 +116,32 @@ def gpu_available(cupy=None, torch=None) -> bool:
         except Exception:
             return False
     return False
+
+
+def require_torch_and_gpu(needed_for: str):
+    """(torch, cupy) for a benchmark that cannot run without torch (`needed_for` says what
+    it needs it for) and launches tilec through CuPy: exits with status 2 and a clear line
+    when torch does not import or there is no GPU."""
+    torch = importable("torch", "this benchmark cannot run without it")
+    cupy = importable("cupy", "tilec cannot launch without it")
+    if torch is None:
+        print(f"error: torch is needed for {needed_for}")
+        sys.exit(2)
+    require_gpu(cupy=cupy, torch=torch)
+    return torch, cupy
+
+
+def parse_int_tuples(text: str, pattern: str, option: str, form: str) -> list[tuple[int, ...]]:
+    """Comma-separated items of `text`, each matching `pattern` (a regex whose groups are
+    integers) in full, as tuples of those integers; a ValueError naming `option` and the
+    expected `form` otherwise."""
+    found = []
+    for item in text.split(","):
+        match = re.fullmatch(rf"\s*{pattern}\s*", item)
+        if not match:
+            raise ValueError(f"{option}: {item!r} is not {form}")
+        found.append(tuple(int(g) for g in match.groups()))
+    return found
 
 
 def require_gpu(cupy=None, torch=None) -> None:

@@ -204,13 +204,9 @@ def parse_shapes(text: str) -> list[tuple[int, int, int]]:
 
 def parse_configs(text: str) -> list[Config]:
     """Comma-separated BMxBNxBK:wW:sS (`128x128x64:w8:s3`)."""
-    configs = []
-    for item in text.split(","):
-        found = re.fullmatch(r"\s*(\d+)x(\d+)x(\d+):w(\d+):s(\d+)\s*", item)
-        if not found:
-            raise ValueError(f"--configs: {item!r} is not BMxBNxBK:wW:sS (e.g. 128x128x64:w8:s3)")
-        configs.append(Config(*(int(g) for g in found.groups())))
-    return configs
+    return [Config(*found) for found in common.parse_int_tuples(
+        text, r"(\d+)x(\d+)x(\d+):w(\d+):s(\d+)", "--configs",
+        "BMxBNxBK:wW:sS (e.g. 128x128x64:w8:s3)")]
 
 
 def load_kernel(language, jit, tag: str):
@@ -433,12 +429,7 @@ class Runners:
         self.args = args
         self.compiled: dict = {}  # precompile()'s results
         self.notes: list[str] = []
-        torch = common.importable("torch", "this benchmark cannot run without it")
-        cupy = common.importable("cupy", "tilec cannot launch without it")
-        if torch is None:
-            print("error: torch is needed for the inputs, the reference and cuBLAS")
-            sys.exit(2)
-        common.require_gpu(cupy=cupy, torch=torch)
+        torch, cupy = common.require_torch_and_gpu("the inputs, the reference and cuBLAS")
         torch.backends.cuda.matmul.allow_tf32 = False  # the fp32 reference is fp32 (cuBLAS's
         # tf32 run allows it around its own call)
         self.torch = torch

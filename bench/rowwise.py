@@ -103,12 +103,7 @@ class Runners:
     def __init__(self, bench: RowwiseBenchmark, args):
         self.bench, self.args = bench, args
         self.notes: list[str] = []
-        torch = common.importable("torch", "this benchmark cannot run without it")
-        cupy = common.importable("cupy", "tilec cannot launch without it")
-        if torch is None:
-            print("error: torch is needed for the input tensors and the reference")
-            sys.exit(2)
-        common.require_gpu(cupy=cupy, torch=torch)
+        torch, cupy = common.require_torch_and_gpu("the input tensors and the reference")
         self.torch = torch
         self.modules = {"tilec": common.import_tilec(), "torch": torch, "cupy": cupy,
                         "triton": common.importable("triton")}
