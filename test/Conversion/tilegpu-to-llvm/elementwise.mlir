@@ -160,3 +160,30 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// fp32 exp2 is one ex2.approx.ftz.f32 per register (the NVVM intrinsic, as Triton's tl.exp2):
+// results below 2^-126 flush to zero instead of taking ptxas' denormal fix-up. An fp16 exp2
+// keeps the generic math.exp2.
+// CHECK-LABEL: gpu.func @exp2_ftz
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"({{%.*}}) : (f32) -> f32
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: math.exp2 {{%.*}} : f16
+#b = #tilegpu.blocked<[2], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @exp2_ftz(%p: !tile.ptr<f32, 1 : i32>, %q: !tile.ptr<f16, 1 : i32>) {
+    %r = "tile.make_range"() {end = 256 : i32, start = 0 : i32} : () -> tensor<256xi32, #b>
+    %x = arith.sitofp %r : tensor<256xi32, #b> to tensor<256xf32, #b>
+    %h = arith.sitofp %r : tensor<256xi32, #b> to tensor<256xf16, #b>
+    %e = math.exp2 %x : tensor<256xf32, #b>
+    %f = math.exp2 %h : tensor<256xf16, #b>
+    %ps = "tile.splat"(%p) : (!tile.ptr<f32, 1 : i32>) -> tensor<256x!tile.ptr<f32, 1 : i32>, #b>
+    %pp = "tile.addptr"(%ps, %r) : (tensor<256x!tile.ptr<f32, 1 : i32>, #b>, tensor<256xi32, #b>) -> tensor<256x!tile.ptr<f32, 1 : i32>, #b>
+    %qs = "tile.splat"(%q) : (!tile.ptr<f16, 1 : i32>) -> tensor<256x!tile.ptr<f16, 1 : i32>, #b>
+    %qq = "tile.addptr"(%qs, %r) : (tensor<256x!tile.ptr<f16, 1 : i32>, #b>, tensor<256xi32, #b>) -> tensor<256x!tile.ptr<f16, 1 : i32>, #b>
+    "tile.store"(%pp, %e) {cache = "none", evict = "evict_normal"} : (tensor<256x!tile.ptr<f32, 1 : i32>, #b>, tensor<256xf32, #b>) -> ()
+    "tile.store"(%qq, %f) {cache = "none", evict = "evict_normal"} : (tensor<256x!tile.ptr<f16, 1 : i32>, #b>, tensor<256xf16, #b>) -> ()
+    return
+  }
+}
