@@ -9,6 +9,12 @@ memory take the offsets that pass gave them; the barriers between them are tileg
 one is reported at its location. Its lit tests are in test/Conversion/tilegpu-to-llvm/, one file
 per module of python/tilec/lowering/ (`frame.mlir` for the kernel's frame and thread ids).
 
+With `enable-fp-fusion=true` (what the compiler passes unless a launch says
+`enable_fp_fusion=False`, as in Triton) every float `arith.mulf`, `addf`, `subf` and `negf` of the
+kernel is marked `contract`, so LLVM may fuse a multiply and the add or subtract of its product
+into one `fma.rn` (one rounding instead of two); without it each rounds on its own, as the
+interpreter does.
+
 Example (a splat of %x into tensor<256xf32, #tilegpu.blocked<[1], [32], [4], [0]>>, 4 warps):
 two registers per thread, both %x:
     %v = "tile.splat"(%x) : (f32) -> tensor<256xf32, #blocked>   ==>   (nothing: uses of %v
@@ -16,12 +22,30 @@ two registers per thread, both %x:
 """
 from __future__ import annotations
 
+import re
+
 from mlir import ir
 
 from tilec.analysis.axis_info import analyze
 from tilec.lowering import Lowering, LoweringError
 from tilec.lowering.context import value_type
-from tilec.passbase import Pass, register
+from tilec.passbase import Option, Pass, register
+
+# The float ops whose `contract` flag lets LLVM fuse a multiply with an add or subtract of it.
+_CONTRACTIBLE = frozenset({"arith.mulf", "arith.addf", "arith.subf", "arith.negf"})
+
+
+def _allow_contraction(root: ir.Operation) -> None:
+    """Add `contract` to the fastmath flags of every contractible op under `root`."""
+    def visit(op):
+        if op.name in _CONTRACTIBLE:
+            flags = str(op.attributes["fastmath"]) if "fastmath" in op.attributes else ""
+            kept = [f for f in re.findall(r"\w+", flags.partition("<")[2]) if f != "none"]
+            if "contract" not in kept and "fast" not in kept:
+                op.attributes["fastmath"] = ir.Attribute.parse(
+                    f"#arith.fastmath<{','.join(kept + ['contract'])}>")
+        return ir.WalkResult.ADVANCE
+    root.walk(visit)
 
 
 def _kernel_module_text(name: str, arg_types: list[ir.Type], threads: int,
@@ -41,6 +65,8 @@ def _kernel_module_text(name: str, arg_types: list[ir.Type], threads: int,
 class ConvertTileGPUToLLVM(Pass):
     name = "convert-tilegpu-to-llvm"
     summary = "Warp distribution: per-thread code in a gpu.func kernel"
+    options = (Option("enable-fp-fusion", bool, False,
+                      "mark float multiplies, adds and subtracts `contract` (fma fusion)"),)
 
     def run(self, module: ir.Operation) -> None:
         attrs = module.attributes
@@ -54,6 +80,8 @@ class ConvertTileGPUToLLVM(Pass):
         for func_op in kernels:
             gpu_module = self._lower(func_op, body, gpu_module, num_warps, threads_per_warp)
             func_op.erase()
+        if self.enable_fp_fusion and gpu_module is not None:
+            _allow_contraction(gpu_module.operation)
         module.attributes["gpu.container_module"] = ir.UnitAttr.get()
         if "tilegpu.shared_bytes" not in attrs:  # no allocation ran: no op uses shared memory
             module.attributes["tilegpu.shared_bytes"] = ir.IntegerAttr.get(

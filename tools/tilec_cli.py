@@ -84,7 +84,8 @@ def cmd_compile(args) -> int:
     last = max(stages, key=STAGE_NAMES.index)
     compiled = compile_kernel(kernel, signature=dict(zip(runtime, types)), constexprs=constexprs,
                              target=aot.target_name(args.target), num_warps=args.num_warps,
-                             num_stages=args.num_stages, debug=args.debug, stop_after=last)
+                             num_stages=args.num_stages, debug=args.debug,
+                             enable_fp_fusion=not args.no_fp_fusion, stop_after=last)
     missing = [s for s in stages if s not in compiled.asm]
     if missing:
         raise ValueError(f"stage(s) {missing} are not produced yet; available: "
@@ -187,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--num-warps", type=int, default=4)
     p.add_argument("--num-stages", type=int, default=3)
     p.add_argument("--debug", action="store_true", help="keep device_assert checks")
+    p.add_argument("--no-fp-fusion", action="store_true",
+                   help="round every float multiply and add on its own (no fma contraction)")
     p.add_argument("-o", "--output",
                    help="write the stages and KERNEL.metadata.json (for tilec.load) here")
     p.set_defaults(run=cmd_compile)

@@ -48,6 +48,9 @@ class CompileOptions:
     num_stages: int = 3
     target: str = "cuda:90"
     debug: bool = False
+    # Let LLVM fuse a float multiply and an add of its product into one fma (one rounding), as
+    # Triton's `enable_fp_fusion` does (default on there too).
+    enable_fp_fusion: bool = True
 
     def __post_init__(self):
         if self.num_warps <= 0 or self.num_warps & (self.num_warps - 1):
@@ -142,7 +145,9 @@ STAGES = (
         "tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,"
         f"tilegpu-pipeline{{num-stages={options.num_stages}}},canonicalize,cse,"
         "tilegpu-allocate-shared-memory,tilegpu-membar")),
-    Stage("llvm", lambda options: "convert-tilegpu-to-llvm,cse"),
+    Stage("llvm", lambda options: (
+        f"convert-tilegpu-to-llvm{{enable-fp-fusion={str(options.enable_fp_fusion).lower()}}},"
+        "cse")),
     Stage("ptx", lambda options: (
         "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,convert-nvvm-to-llvm,"
         "convert-arith-to-llvm,canonicalize,"
@@ -156,7 +161,7 @@ STAGE_NAMES = tuple(stage.name for stage in STAGES) + ("cubin",)
 def compile(fn: JITFunction, signature: dict[str, str] | None = None,
             constexprs: dict[str, Any] | None = None, target: str = "cuda:90",
             num_warps: int = 4, num_stages: int = 3, debug: bool = False,
-            stop_after: str = "cubin") -> CompiledKernel:
+            enable_fp_fusion: bool = True, stop_after: str = "cubin") -> CompiledKernel:
     """Compile `fn` ahead of time: `signature` gives each runtime parameter's type
     (`"*fp32"`, `"i32:16"`, ...), `constexprs` the value of each constexpr parameter (and may fix
     ordinary ones). Needs no GPU. `stop_after` names the last stage to produce (see STAGES)."""
@@ -185,7 +190,7 @@ def compile(fn: JITFunction, signature: dict[str, str] | None = None,
             raise TypeError(f"{fn.__name__}: parameter '{p.name}' needs a type in signature= "
                             "or a value in constexprs=")
     options = CompileOptions(num_warps=num_warps, num_stages=num_stages, target=target,
-                             debug=debug)
+                             debug=debug, enable_fp_fusion=enable_fp_fusion)
     return compile_specialized(fn, tuple(key), options, stop_after)
 
 

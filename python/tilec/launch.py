@@ -22,7 +22,7 @@ from tilec.runtime import (Launcher, native, native_enabled, normalise_grid,
                            register_native_arrays, specialization)
 
 # Keywords of a launch that are not kernel arguments, with their defaults.
-LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3}
+LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "enable_fp_fusion": True}
 
 
 class Launch:
@@ -67,11 +67,12 @@ def launch_options(fn: JITFunction, extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def compile_options(fn: JITFunction, options: dict[str, Any]) -> CompileOptions:
-    key = (options["num_warps"], options["num_stages"], bool(fn.debug))
+    key = (options["num_warps"], options["num_stages"], bool(fn.debug),
+           bool(options["enable_fp_fusion"]))
     found = _OPTIONS.get(key)
     if found is None:  # made (and checked) once per distinct options
         found = _OPTIONS[key] = CompileOptions(num_warps=key[0], num_stages=key[1],
-                                               debug=key[2])
+                                               debug=key[2], enable_fp_fusion=key[3])
     return found
 
 

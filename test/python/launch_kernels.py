@@ -31,3 +31,14 @@ def probe(out_ptr, a, b, c, flag, f, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     value = a * 1.0 + b * 1.0 + c * 1.0 + f + flag * 1.0
     tl.store(out_ptr + offs, tl.zeros([BLOCK], tl.float32) + value)
+
+
+@tilec.jit
+def multiply_add(x_ptr, y_ptr, z_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = x * y + z: one fma, or a rounded product and a rounded sum (enable_fp_fusion)."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    z = tl.load(z_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x * y + z, mask=mask)

@@ -98,6 +98,14 @@ def test_target_spellings(target, tmp_path):
     assert (metadata["target"], metadata["arch"]) == ("cuda:90", "sm_90a")
 
 
+@pytest.mark.parametrize("flags, fused", [((), True), (("--no-fp-fusion",), False)])
+def test_fp_fusion_is_on_unless_turned_off(flags, fused, tmp_path):
+    assert compile_vector_add(tmp_path, *flags, emit="llvm") == 0
+    metadata = json.loads((tmp_path / "add_kernel.metadata.json").read_text())
+    assert metadata["enable_fp_fusion"] is fused
+    assert ("fastmath<contract>" in (tmp_path / "add_kernel.llvm.mlir").read_text()) is fused
+
+
 def test_bad_target_is_a_clear_error(tmp_path, capsys):
     assert compile_vector_add(tmp_path, "--target", "sm_x", emit="tile") == 1
     assert "sm_90a" in capsys.readouterr().err

@@ -24,7 +24,7 @@ from tilec import launch, runtime
 from tilec.errors import LaunchError
 
 NATIVE = runtime.native is not None
-KERNELS = (K.scale, K.no_params, K.stages_value, K.probe)
+KERNELS = (K.scale, K.no_params, K.stages_value, K.probe, K.multiply_add)
 
 
 @pytest.fixture
@@ -163,6 +163,20 @@ def test_launch_options_are_keywords_that_name_no_parameter(driver):
         K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, num_ctaz=1)
     with pytest.raises(TypeError, match="missing"):
         K.scale[(1,)](x, out, 64, BLOCK=64)
+
+
+def test_enable_fp_fusion_is_a_launch_option_with_its_own_kernel(driver):
+    x, y, z, out = (FakeCupyArray(64) for _ in range(4))
+    fused = K.multiply_add[(1,)](x, y, z, out, 64, BLOCK=64)
+    separate = K.multiply_add[(1,)](x, y, z, out, 64, BLOCK=64, enable_fp_fusion=False)
+    assert fused.options.enable_fp_fusion and not separate.options.enable_fp_fusion
+    # Fused: one fma.rn per element; separate: a product and a sum each rounded to nearest
+    # (.rn, which ptxas may not contract either).
+    assert "fma.rn.f32" in fused.asm["ptx"] and "mul.rn.f32" not in fused.asm["ptx"]
+    assert "fma.rn.f32" not in separate.asm["ptx"] and "mul.rn.f32" in separate.asm["ptx"]
+    assert K.multiply_add[(1,)](x, y, z, out, 64, BLOCK=64) is fused  # warm, the default
+    assert K.multiply_add[(1,)](x, y, z, out, 64, BLOCK=64, enable_fp_fusion=False) is separate
+    assert len(driver.launches) == 4
 
 
 # --- the C path agrees with the Python path -----------------------------------------------------
