@@ -119,6 +119,13 @@ irdl.dialect @tilegpu {
     irdl.results(result: %result)
   }
 
+  irdl.operation @memdesc_trans {
+    %src = irdl.base @tilegpu::@memdesc
+    %result = irdl.base @tilegpu::@memdesc
+    irdl.operands(src: %src)
+    irdl.results(result: %result)
+  }
+
   irdl.operation @async_copy_global_to_local {
     %src = irdl.base "!builtin.tensor"
     %dst = irdl.base @tilegpu::@memdesc

@@ -6,6 +6,7 @@ dialects/README.md.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from mlir import ir
@@ -274,6 +275,15 @@ class MemDesc:
     def type(self) -> ir.Type:
         return ir.Type.parse(self.text())
 
+    def transposed(self) -> "MemDesc":
+        """The same 2-D buffer read with its two dimensions swapped (`memdesc_trans`): every
+        element keeps its address, so the fastest dimension of the layout swaps too."""
+        if len(self.shape) != 2 or self.layout.rank != 2:
+            raise ValueError(f"memdesc_trans takes a 2-D tile, not {self.shape}")
+        order = tuple(1 - d for d in self.layout.order)
+        return MemDesc((self.shape[1], self.shape[0]), self.element_type,
+                       dataclasses.replace(self.layout, order=order), self.mutable)
+
     @classmethod
     def from_type(cls, t: ir.Type) -> "MemDesc":
         shape, element_type, layout, mutable = split_parameters(str(t), "!tilegpu.memdesc")
@@ -322,6 +332,11 @@ def local_dealloc(src: ir.Value) -> ir.Operation:
 
 def memdesc_subview(src: ir.Value, offsets: list[ir.Value], result: MemDesc) -> ir.Value:
     return _create("memdesc_subview", [result.type()], [src, *offsets]).result
+
+
+def memdesc_trans(src: ir.Value) -> ir.Value:
+    return _create("memdesc_trans", [MemDesc.from_type(src.type).transposed().type()],
+                   [src]).result
 
 
 def async_copy_global_to_local(src: ir.Value, dst: ir.Value, mask: ir.Value | None = None,

@@ -13,7 +13,10 @@ After it runs, each `tile.dot` is in one of three forms, which convert-tilegpu-t
   block, analysis/wgmma.py). An A that the kernel computes rather than loads (a softmax's P, a
   converted accumulator) is not staged: it goes in registers, in the `dot_operand` 0 layout of
   the accumulator's (the RS form; from another wgmma accumulator split the same way over the
-  warps this is a register renaming). Other dots, and every dot of an sm_80 target, take the
+  warps this is a register renaming). An operand `tl.trans(x)` of a loaded x is x written in
+  its own order and read through a `tilegpu.memdesc_trans` view (wgmma reads 16-bit tiles
+  K-major or MN-major alike), and a value two dots stage in the same layout is written once
+  (attention's backward reads dO as it is and transposed). Other dots, and every dot of an sm_80 target, take the
   next form.
 - **tensor cores** (`mma.sync`, sm_80 and later): the result (accumulator) has an
   `#tilegpu.mma<[2, 0], [wm, wn], [16, 8]>` layout, A and B `#tilegpu.dot_operand` layouts of it
@@ -40,6 +43,9 @@ becomes
     %d = "tilegpu.convert_layout"(%d2) : ... -> tensor<128x128xf32, #L>
 """
 from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith
@@ -136,23 +142,53 @@ def _stage(operands: list[tuple[ir.Value, DotOperandLayout]], before: ir.Operati
                 for buffer, (value, layout) in zip(buffers, operands)]
 
 
-def _stage_nvmma(operands: list[tuple[ir.Value, NvmmaSharedLayout]],
-                 before: ir.Operation) -> list[ir.Value]:
+class _Staged:
+    """The NVMMA buffers written so far, by (value, layout): a tile two dots read (attention's
+    dO, once as it is and once transposed) is written to shared memory once."""
+
+    def __init__(self):
+        self.buffers: dict[tuple, ir.Value] = {}
+
+    def find(self, value: ir.Value, layout, before: ir.Operation) -> ir.Value | None:
+        buffer = self.buffers.get((value, layout))
+        if buffer is None:
+            return None
+        block = buffer.owner.operation.block
+        op = before
+        while op is not None:  # the buffer's block holds `before` (or an op around it)
+            if op.block == block:
+                return buffer
+            op = _parent(op)
+        return None
+
+
+def _stage_nvmma(operands: list[tuple[ir.Value, "WgmmaOperand"]], before: ir.Operation,
+                 staged: _Staged) -> list[ir.Value]:
     """Each value written to a shared buffer in its NVMMA layout (wgmma reads it there), then
-    a proxy fence: the writes are generic, wgmma's reads asynchronous. A value that does not
-    change in the loops around the dot (attention's Q) is written once, before the outermost
-    of them, and stays in shared memory across them."""
+    a proxy fence: the writes are generic, wgmma's reads asynchronous. A transposed value
+    (`tl.trans(x)`) is x written in x's own order and read through a `memdesc_trans` view. A
+    value that does not change in the loops around the dot (attention's Q) is written once,
+    before the outermost of them, and stays in shared memory across them; a value written
+    for an earlier dot is not written again."""
     buffers, fence_here = [], False
-    for value, layout in operands:
-        where = _outside_invariant_loops(value, before)
-        with ir.InsertionPoint(where), before.location:
-            buffers.append(tilegpu.local_alloc(
-                MemDesc(tuple(value.type.shape), str(tile.element_type(value.type)), layout,
-                        False), value))
-            if where == before:
-                fence_here = True
-            else:
-                tilegpu.fence_async_shared()
+    for value, operand in operands:
+        stored, layout = operand.stored(value)
+        buffer = staged.find(stored, layout, before)
+        if buffer is None:
+            where = _outside_invariant_loops(stored, before)
+            with ir.InsertionPoint(where), before.location:
+                buffer = tilegpu.local_alloc(
+                    MemDesc(tuple(stored.type.shape), str(tile.element_type(stored.type)),
+                            layout, False), stored)
+                if where == before:
+                    fence_here = True
+                else:
+                    tilegpu.fence_async_shared()
+            staged.buffers[(stored, layout)] = buffer
+        if operand.transposed is not None:
+            with ir.InsertionPoint(before), before.location:
+                buffer = tilegpu.memdesc_trans(buffer)
+        buffers.append(buffer)
     if fence_here:
         with ir.InsertionPoint(before), before.location:
             tilegpu.fence_async_shared()
@@ -194,34 +230,73 @@ def _source_order(value: ir.Value, produced: bool = False) -> tuple[int, ...]:
     return layout_order(source) if isinstance(source, BlockedLayout) else (1, 0)
 
 
-def computed_in_registers(value: ir.Value) -> bool:
-    """Whether `value` (through layout conversions) is computed by the kernel rather than
-    loaded: an A operand that is (a softmax's P, a converted accumulator) feeds wgmma from
-    registers; loaded ones (and arguments) are staged in shared memory, where cp.async can
-    fill them."""
+def _unconverted(value: ir.Value) -> ir.Value:
+    """`value` before the layout conversions it went through."""
     while True:
         owner = value.owner
-        if not isinstance(owner, (ir.Operation, ir.OpView)):
-            return False
-        owner = owner.operation
-        if owner.name != "tilegpu.convert_layout":
-            return owner.name != "tile.load"
-        value = owner.operands[0]
+        if not isinstance(owner, (ir.Operation, ir.OpView)) or \
+                owner.operation.name != "tilegpu.convert_layout":
+            return value
+        value = owner.operation.operands[0]
+
+
+def transposed_source(value: ir.Value) -> ir.Value | None:
+    """x when `value` is `tl.trans(x)` of a 2-D x (through layout conversions), else None."""
+    owner = _unconverted(value).owner
+    if not isinstance(owner, (ir.Operation, ir.OpView)) or owner.operation.name != "tile.trans" \
+            or len(value.type.shape) != 2:
+        return None
+    return _unconverted(owner.operation.operands[0])
+
+
+def computed_in_registers(value: ir.Value) -> bool:
+    """Whether `value` (through layout conversions and a transpose) is computed by the kernel
+    rather than loaded: an A operand that is (a softmax's P, a converted accumulator) feeds
+    wgmma from registers; loaded ones (and arguments) are staged in shared memory, where
+    cp.async can fill them."""
+    value = transposed_source(value) or _unconverted(value)
+    owner = value.owner
+    if not isinstance(owner, (ir.Operation, ir.OpView)):
+        return False
+    return owner.operation.name != "tile.load"
 
 
 _WGMMA_BITS = {"f16": 16, "bf16": 16, "f32": 32, "i8": 8}
 
 
-def wgmma_operand_layouts(a: ir.Value, b: ir.Value) -> list[NvmmaSharedLayout] | None:
-    """The NVMMA layouts staging a dot's A and B for wgmma, each with the fastest dimension of
-    the value's own layout (so copies into it stay contiguous), or None where wgmma cannot read
-    them. wgmma transposes 16-bit operands only: a tf32 operand running fastest along M or N
-    is staged K-major all the same (each element its own 4-byte copy, transposing it), an int8
-    one (whose single bytes cp.async cannot copy) is left to mma.sync."""
-    layouts = []
+@dataclass(frozen=True)
+class WgmmaOperand:
+    """How wgmma reads one operand: through a buffer in `layout` (the operand's shape and
+    order), which holds the operand itself or, when `transposed` is the x of an operand
+    `tl.trans(x)`, x in the swapped order (read through a `memdesc_trans` view)."""
+    layout: NvmmaSharedLayout
+    transposed: ir.Value | None = None
+
+    def stored(self, value: ir.Value) -> tuple[ir.Value, NvmmaSharedLayout]:
+        """The value written to shared memory for operand `value`, and its layout."""
+        if self.transposed is None:
+            return _unconverted(value), self.layout
+        swapped = tuple(1 - d for d in self.layout.order)
+        return self.transposed, dataclasses.replace(self.layout, order=swapped)
+
+
+def wgmma_operand_layouts(a: ir.Value, b: ir.Value) -> list[WgmmaOperand] | None:
+    """How wgmma reads a dot's A and B, each in the order of the layout the value is produced
+    in (so copies into it stay contiguous; for `tl.trans(x)`, x's order swapped: x is stored
+    as it is and read transposed), or None where wgmma cannot read them. wgmma transposes
+    16-bit operands only: a tf32 operand running fastest along M or N is staged K-major all
+    the same (each element its own 4-byte copy, transposing it), an int8 one (whose single
+    bytes cp.async cannot copy) is left to mma.sync."""
+    operands = []
     for value, k_dim in ((a, 1), (b, 0)):
         bits = _WGMMA_BITS.get(str(tile.element_type(value.type)))
-        order = _source_order(value, produced=True)
+        source = transposed_source(value)
+        if source is not None:
+            order = tuple(1 - d for d in _source_order(source, produced=True))
+            if bits != 16 and order[0] != k_dim:
+                source = None  # staged from the transposed registers instead
+        if source is None:
+            order = _source_order(value, produced=True)
         if bits == 32 and order[0] != k_dim:
             order = (k_dim, 1 - k_dim)
         if bits is None or (bits != 16 and order[0] != k_dim):
@@ -229,8 +304,8 @@ def wgmma_operand_layouts(a: ir.Value, b: ir.Value) -> list[NvmmaSharedLayout] |
         found = nvmma_layout(list(value.type.shape), order, bits)
         if found is None:
             return None
-        layouts.append(found)
-    return layouts
+        operands.append(WgmmaOperand(found, source))
+    return operands
 
 
 def _convert(value: ir.Value, layout, before: ir.Operation) -> ir.Value:
@@ -261,10 +336,11 @@ class AccelerateMatmul(Pass):
         target = ir.StringAttr(attrs["tilegpu.target"]).value \
             if "tilegpu.target" in attrs else self.target
         arch = int(target.partition(":")[2] or 0)
+        staged = _Staged()
         for op in ops_in(module, "tile.dot"):
-            self._rewrite(op, num_warps, arch)
+            self._rewrite(op, num_warps, arch, staged)
 
-    def _rewrite(self, op: ir.Operation, num_warps: int, arch: int) -> None:
+    def _rewrite(self, op: ir.Operation, num_warps: int, arch: int, staged: _Staged) -> None:
         a, b, c = op.operands
         result = op.results[0]
         shape = list(c.type.shape)
@@ -280,8 +356,8 @@ class AccelerateMatmul(Pass):
             found = wgmma_shape(shape[0], shape[1], num_warps)
             layouts = wgmma_operand_layouts(a, b)
             if found is not None and layouts is not None and \
-                    instruction_fits(layouts[0], 1, WGMMA_ROWS) and \
-                    instruction_fits(layouts[1], 0, found[1]):
+                    instruction_fits(layouts[0].layout, 1, WGMMA_ROWS) and \
+                    instruction_fits(layouts[1].layout, 0, found[1]):
                 (warps, n), wgmma = found, layouts
                 c_layout = MmaLayout((3, 0), warps, (16, n))
         if wgmma is not None:
@@ -298,9 +374,9 @@ class AccelerateMatmul(Pass):
             return  # already rewritten (or a layout this pass does not know): leave it
         if wgmma is not None and bits == 16 and computed_in_registers(a):  # A in registers
             a_smem = _convert(a, DotOperandLayout(0, c_layout, 2), op)
-            b_smem, = _stage_nvmma([(b, wgmma[1])], op)
+            b_smem, = _stage_nvmma([(b, wgmma[1])], op, staged)
         elif wgmma is not None:  # both read by wgmma from shared memory
-            a_smem, b_smem = _stage_nvmma([(a, wgmma[0]), (b, wgmma[1])], op)
+            a_smem, b_smem = _stage_nvmma([(a, wgmma[0]), (b, wgmma[1])], op, staged)
         elif use_mma:  # operands are staged in shared memory (where ldmatrix reads them)
             op.operands[0], op.operands[1] = _stage([(a, a_layout), (b, b_layout)], op)
         else:

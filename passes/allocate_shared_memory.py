@@ -1,9 +1,9 @@
 """tilegpu-allocate-shared-memory: an offset in the kernel's shared memory for every buffer.
 
 After it runs, every op that uses shared memory carries `tilegpu.offset` and `tilegpu.bytes`
-(i32): each `tilegpu.local_alloc` (live from the alloc to its last use, through
-`memdesc_subview`s; a use inside a loop or branch keeps it live to the end of that op) and each
-op that needs scratch while it runs (`python/tilec/analysis/op_facts.py` says which and
+(i32): each `tilegpu.local_alloc` (live from the alloc to its last use, through views:
+`memdesc_subview`, `memdesc_trans`; a use inside a loop or branch keeps it live to the end of
+that op) and each op that needs scratch while it runs (`python/tilec/analysis/op_facts.py` says which and
 `analysis/shared_memory.py` how much: cross-warp reductions, scans, sorts, histograms, layout
 conversions across threads, atomics whose old value goes to replicas). Buffers whose lifetimes
 overlap get disjoint ranges, 16-byte aligned (buffers in an NVMMA layout, which wgmma reads, on
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.analysis.op_facts import scratch_bytes
-from tilec.analysis.shared_memory import (ALIGNMENT, BYTES_ATTR, OFFSET_ATTR, aligned,
+from tilec.analysis.shared_memory import (ALIGNMENT, BYTES_ATTR, OFFSET_ATTR, VIEWS, aligned,
                                          memdesc_bytes)
 from tilec.analysis.wgmma import swizzle_period
 from tilec.dialects.tilegpu import MemDesc, NvmmaSharedLayout
@@ -90,7 +90,7 @@ def _last_use(alloc: ir.Operation, numbering: _Numbering) -> int:
             outer = _ancestor_in(user, block)
             if outer is not None:
                 last = max(last, numbering.end[outer])
-            if user.name == "tilegpu.memdesc_subview":
+            if user.name in VIEWS:
                 pending.append(user.results[0])
     return last
 

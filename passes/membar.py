@@ -34,7 +34,7 @@ from mlir import ir
 
 from tilec.analysis.op_facts import (SHARED_ALLOC, SHARED_COPY, SHARED_READ, SHARED_WRITE,
                                      buffer_operands, facts)
-from tilec.analysis.shared_memory import BYTES_ATTR, FREE_SLOT_ATTR, OFFSET_ATTR
+from tilec.analysis.shared_memory import BYTES_ATTR, FREE_SLOT_ATTR, OFFSET_ATTR, VIEWS
 from tilec.passbase import Pass, register
 
 Interval = tuple[int, int]  # [start, end) in bytes
@@ -79,7 +79,7 @@ def _buffer_range(value: ir.Value) -> Interval:
         if isinstance(owner, ir.Block):
             return _ANYWHERE
         owner = owner.operation
-        if owner.name == "tilegpu.memdesc_subview":
+        if owner.name in VIEWS:
             value = owner.operands[0]
             continue
         if owner.name == "tilegpu.local_alloc" and OFFSET_ATTR in owner.attributes:

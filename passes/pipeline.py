@@ -426,6 +426,8 @@ def _drop_copy_fences(body: ir.Block, buffers: list[ir.Value]) -> None:
         if isinstance(value.type, ir.RankedTensorType):
             return True  # registers
         owner = _owner(value)
+        while owner is not None and owner.name == "tilegpu.memdesc_trans":
+            owner = _owner(owner.operands[0])  # a transposed view of the same buffer
         if owner is None:
             return False
         if owner.name == "tilegpu.memdesc_subview":

@@ -5,8 +5,10 @@ wanted layout: elementwise `arith`/`math` ops, `tile.splat`, `tile.make_range`, 
 `tile.addptr`, `tile.broadcast`, `tile.expand_dims` and chains of them, back to values that
 cannot be moved (loads, block arguments, reduction results); such a value is converted where
 that is free (the two linear layouts place every lane's and warp's elements alike, so the
-conversion renames registers: the row statistics of one wgmma accumulator used with another). Conversions to the same layout and conversions of
-conversions fold. Afterwards dead ops are erased and identical side-effect-free ops merged.
+conversion renames registers: the row statistics of one wgmma accumulator used with another),
+or, when it has at most 1/SMALL_FRACTION of the converted value's elements, converted all the
+same (a loaded row vector broadcast over a tile: 64 values move instead of 64x64).
+Conversions to the same layout and conversions of conversions fold. Afterwards dead ops are erased and identical side-effect-free ops merged.
 Loads and stores keep the layouts tilegpu-coalesce chose: the conversions next to them are
 pushed away from them. A reduction whose operands are conversions reduces the unconverted
 values instead (a reduction works in any layout), and a value written to shared memory is
@@ -61,6 +63,9 @@ class _Rematerializer:
     def __init__(self):
         self.done: dict[tuple, ir.Value] = {}
         self.retired: list[ir.Operation] = []
+        # Values of at most this many elements that cannot be recomputed are converted
+        # instead (set per conversion being removed: see remove_conversions).
+        self.small = 0
 
     def retire(self, op: ir.Operation) -> None:
         """`op` (its results unused, or used only by ops retired before it) is erased by
@@ -76,7 +81,8 @@ class _Rematerializer:
             op.erase()
         self.retired.clear()
 
-    def value_in(self, value: ir.Value, layout, free: bool = True) -> ir.Value | None:
+    def value_in(self, value: ir.Value, layout, free: bool = True,
+                 small: bool = True) -> ir.Value | None:
         """`value` recomputed in `layout`, or None when that would mean moving a load. A value
         that cannot be recomputed is converted where that is free (`_free_conversion`) unless
         `free` is False (a conversion asked for itself)."""
@@ -92,13 +98,22 @@ class _Rematerializer:
         result = self._recompute(op, value, layout) if op is not None else None
         if result is None and free:
             result = _free_conversion(value, layout, op)
+        if result is None and free and small and _elements(value) <= self.small:
+            result = _convert_after(value, layout, op)
         if result is not None:
             self.done[key] = result
         return result
 
     def _recompute(self, op: ir.Operation, value: ir.Value, layout) -> ir.Value | None:
         if op.name == "tilegpu.convert_layout":
-            return self.value_in(op.operands[0], layout)
+            source = op.operands[0]
+            found = self.value_in(source, layout, small=False)
+            if found is None and _elements(source) <= self.small:
+                # converted where the old conversion was (so a load's latency stays hidden
+                # behind what the kernel does between the two)
+                with ir.InsertionPoint(op), op.location:
+                    found = tilegpu.convert_layout(source, layout)
+            return found
         if not (_is_elementwise(op) or free_to_recompute(op)):
             return None
         if len(op.results) != 1:
@@ -116,6 +131,13 @@ class _Rematerializer:
         return _clone_in(op, operands, layout, ir.InsertionPoint.after(op))
 
 
+def _elements(value: ir.Value) -> int:
+    count = 1
+    for extent in ir.RankedTensorType(value.type).shape:
+        count *= extent
+    return count
+
+
 def _free_conversion(value: ir.Value, layout, owner: ir.Operation | None) -> ir.Value | None:
     """`value` converted to `layout` right after it is defined, when no data crosses threads
     between the two (their linear layouts place every lane's and warp's elements alike: the
@@ -131,6 +153,12 @@ def _free_conversion(value: ir.Value, layout, owner: ir.Operation | None) -> ir.
             return None
     except (NotImplementedError, ValueError):
         return None
+    return _convert_after(value, layout, owner)
+
+
+def _convert_after(value: ir.Value, layout, owner: ir.Operation | None) -> ir.Value:
+    """`value` converted to `layout` right after it is defined (`owner`, or the start of its
+    block for a block argument)."""
     if owner is None:
         block = value.owner
         first = list(block.operations)[0] if len(list(block.operations)) else None
@@ -157,10 +185,17 @@ def _clone_in(op: ir.Operation, operands: list, layout, where: ir.InsertionPoint
     return clone.results[0]
 
 
+# A conversion of a tile may be replaced by conversions of the values it is computed from when
+# those are this many times smaller (the row statistics a 2-D tile is offset by:
+# `exp2(qk - lse[:, None])` with `lse` loaded converts 64 values, not the 64x64 tile).
+SMALL_FRACTION = 8
+
+
 def remove_conversions(module: ir.Operation) -> bool:
     remat = _Rematerializer()
     changed = False
     for op in ops_in(module, "tilegpu.convert_layout"):
+        remat.small = _elements(op.operands[0]) // SMALL_FRACTION
         replacement = remat.value_in(op.operands[0], _layout(op.results[0]), free=False)
         if replacement is None:
             changed |= _skip_inner_conversion(op, remat) or _convert_later(op, remat)

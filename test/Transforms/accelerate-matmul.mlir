@@ -234,3 +234,34 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
     return %r : tensor<128x64xf32, #b>
   }
 }
+
+// -----
+
+// Attention's backward reads dO twice: as the B of P^T dO and, transposed, as the B of
+// V dO^T. The loaded tile is written to one NVMMA buffer in its own order (dim 1 fastest); the
+// second dot reads it through a memdesc_trans view ([64, 64] with dim 0 fastest: K-major for
+// that dot), so no transpose is done in registers and dO is not written twice (only V, that
+// dot's A, is staged for it). The tile.trans is left without users.
+// CHECK-LABEL: func.func @wgmma_transposed_b_shared
+// CHECK: [[DO:%.*]] = "tile.load"
+// CHECK: [[SB:%.*]] = "tilegpu.local_alloc"([[DO]]) : ({{.*}}) -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+// CHECK-NEXT: "tilegpu.fence_async_shared"()
+// CHECK: "tilegpu.warpgroup_dot"({{%.*}}, [[SB]], %{{.*}})
+// CHECK-NOT: "tilegpu.local_alloc"([[DO]])
+// CHECK: "tilegpu.local_alloc"(%arg1)
+// CHECK-NEXT: [[T:%.*]] = "tilegpu.memdesc_trans"([[SB]]) : (!tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>) -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [0, 1]>, false>
+// CHECK-NOT: "tilegpu.local_alloc"
+// CHECK: "tilegpu.warpgroup_dot"({{%.*}}, [[T]], %{{.*}})
+// CHECK-NOT: "tilegpu.local_alloc"
+// CHECK: return
+#b = #tilegpu.blocked<[1, 8], [4, 8], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @wgmma_transposed_b_shared(%p: tensor<64x64xf16, #b>, %v: tensor<64x64xf16, #b>, %pd: tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>) -> (tensor<64x64xf32, #b>, tensor<64x64xf32, #b>) {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #b>
+    %do = "tile.load"(%pd) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>) -> tensor<64x64xf16, #b>
+    %dv = "tile.dot"(%p, %do, %zero) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf16, #b>, tensor<64x64xf16, #b>, tensor<64x64xf32, #b>) -> tensor<64x64xf32, #b>
+    %dot = "tile.trans"(%do) {order = array<i32: 1, 0>} : (tensor<64x64xf16, #b>) -> tensor<64x64xf16, #b>
+    %dp = "tile.dot"(%v, %dot, %zero) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf16, #b>, tensor<64x64xf16, #b>, tensor<64x64xf32, #b>) -> tensor<64x64xf32, #b>
+    return %dv, %dp : tensor<64x64xf32, #b>, tensor<64x64xf32, #b>
+  }
+}

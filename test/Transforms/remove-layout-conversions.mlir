@@ -707,3 +707,36 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// exp2(qk - lse[None, :]) with qk a wgmma accumulator and lse a loaded row vector (attention's
+// backward), wanted back in the accumulator's layout: the loaded lse cannot be recomputed, but
+// it has 64 elements against the tile's 4096 (at most an eighth), so it is converted instead
+// (to the slice of the mma layout) and the subtraction and exp2 run in the mma layout: the
+// 64x64 tile is not converted at all.
+// CHECK-LABEL: func.func @small_leaf_converted
+// CHECK: [[L:%.*]] = "tile.load"
+// CHECK-NEXT: [[LS:%.*]] = "tilegpu.convert_layout"([[L]]) : (tensor<64xf32, #tilegpu.blocked<[1], [32], [4], [0]>>) -> tensor<64xf32, #tilegpu.slice<0 : i32, #tilegpu.mma<[3, 0], [4, 1], [16, 64]>>>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: "tile.expand_dims"([[LS]])
+// CHECK: arith.subf %arg0, {{%.*}} : tensor<64x64xf32, #tilegpu.mma<[3, 0], [4, 1], [16, 64]>>
+// CHECK-NEXT: math.exp2 {{%.*}} : tensor<64x64xf32, #tilegpu.mma<[3, 0], [4, 1], [16, 64]>>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: return
+#v = #tilegpu.blocked<[1], [32], [4], [0]>
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @small_leaf_converted(%qk: tensor<64x64xf32, #mma>, %pl: tensor<64x!tile.ptr<f32, 1 : i32>, #v>) -> tensor<64x64xf32, #mma> {
+    %lse = "tile.load"(%pl) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x!tile.ptr<f32, 1 : i32>, #v>) -> tensor<64xf32, #v>
+    %t = "tilegpu.convert_layout"(%qk) : (tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #b>
+    %l = "tilegpu.convert_layout"(%lse) : (tensor<64xf32, #v>) -> tensor<64xf32, #tilegpu.slice<0 : i32, #b>>
+    %e = "tile.expand_dims"(%l) {axis = 0 : i32} : (tensor<64xf32, #tilegpu.slice<0 : i32, #b>>) -> tensor<1x64xf32, #b>
+    %bb = "tile.broadcast"(%e) : (tensor<1x64xf32, #b>) -> tensor<64x64xf32, #b>
+    %s = arith.subf %t, %bb : tensor<64x64xf32, #b>
+    %x = math.exp2 %s : tensor<64x64xf32, #b>
+    %r = "tilegpu.convert_layout"(%x) : (tensor<64x64xf32, #b>) -> tensor<64x64xf32, #mma>
+    return %r : tensor<64x64xf32, #mma>
+  }
+}

@@ -288,6 +288,7 @@ def build_tilegpu_module() -> tuple[ir.Module, dict]:
                                       tg.MemDesc((64, 32), "f16", SHARED))
         s["first"] = tg.memdesc_subview(s["buf"], [zero, zero, zero],
                                         tg.MemDesc((64, 32), "f16", SHARED))
+        s["trans"] = tg.memdesc_trans(s["sub"])
         s["store"] = tg.local_store(x, s["sub"])
         s["load"] = tg.local_load(s["sub"], tensor([64, 32], f16(), DOT_A))
         s["copy"] = tg.async_copy_global_to_local(ptrs, s["sub"])
@@ -334,6 +335,9 @@ def test_tilegpu_types_and_operands(ctx):
     assert len(s["buf"].owner.operands) == 0 and len(s["init"].owner.operands) == 1
     assert len(s["sub"].owner.operands) == 4 and len(s["first"].owner.operands) == 4
     assert tg.MemDesc.from_type(s["sub"].type).shape == (64, 32)
+    swapped = tg.MemDesc.from_type(s["trans"].type)  # dimensions and order swapped
+    assert swapped.shape == (32, 64) and swapped.layout.order == (0, 1)
+    assert swapped.layout.vec == SHARED.vec and swapped.mutable
     assert tg.tensor_layout(s["load"].type) == DOT_A
     assert len(s["store"].operands) == 2
     assert attr(s["copy"], "operandSegmentSizes") == "array<i32: 1, 1, 0, 0>"

@@ -10,6 +10,7 @@ import pytest
 
 import downcast_kernels as D
 import gpu_kernels as G
+import launch_kernels as L
 from tutorial_loader import tutorial
 
 pytestmark = pytest.mark.gpu
@@ -72,6 +73,20 @@ def test_binary_ops_agree_with_the_interpreter(op, dtype, n, block, monkeypatch)
     grid = (-(-n // block),)
     gpu, interp = run_both(G.binary, grid, [x, y, out, n], 2, monkeypatch, OP=op, BLOCK=block)
     assert_agree(gpu, interp, dtype)
+
+
+@pytest.mark.parametrize("fusion", [True, False])
+def test_enable_fp_fusion_rounds_a_multiply_add_once_or_twice(fusion, monkeypatch):
+    n = 1 << 16
+    x, y, z = (make(np.float32, n) for _ in range(3))
+    out = np.zeros(n, np.float32)
+    gpu, interp = run_both(L.multiply_add, (n // 1024,), [x, y, z, out, n], 3, monkeypatch,
+                           BLOCK=1024, enable_fp_fusion=fusion)
+    # The interpreter rounds the product, then the sum; an fma rounds x * y + z once (the
+    # product is exact in float64, the float64 sum rounds away only bits float32 drops).
+    fma = (x.astype(np.float64) * y + z).astype(np.float32)
+    np.testing.assert_array_equal(gpu, fma if fusion else interp)
+    assert (fma != interp).sum() > n // 100  # the two roundings differ often enough to tell
 
 
 @pytest.mark.parametrize("op", ["neg", "abs", "exp", "square_plus_one", "relu"])
@@ -329,7 +344,9 @@ def test_data_movement_agrees_with_the_interpreter(op, monkeypatch):
     M, N = 32, 64
     x = make(np.float32, M * N)
     out = np.zeros(2 * M * N, np.float32)
-    gpu, interp = run_both(G.shapes_2d, (1,), [x, out], 1, monkeypatch, OP=op, M=M, N=N)
+    # Without fma contraction: join_split's a + b * 10 then rounds as the interpreter does.
+    gpu, interp = run_both(G.shapes_2d, (1,), [x, out], 1, monkeypatch, OP=op, M=M, N=N,
+                           enable_fp_fusion=False)
     np.testing.assert_array_equal(gpu, interp)
 
 

@@ -5,6 +5,7 @@ metadata records in `wgmma_serialized`)."""
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -145,9 +146,55 @@ def test_fused_attention_tutorial_forward_configs(block_n, head_dim, causal):
     assert kernel.n_spills == 0 and kernel.metadata["wgmma_serialized"] == []
     assert kernel.metadata["wgmma_arrives_injected"] == []
     assert "wgmma.mma_async" in kernel.asm["ptx"] and "mma.sync" not in kernel.asm["ptx"]
-    depth, in_loop_allocs = 0, []
-    for line in kernel.asm["tilegpu"].splitlines():
+    body = _loop_lines(kernel.asm["tilegpu"])
+    assert [line for line in body if '"tilegpu.local_alloc"(%' in line] == []
+
+
+def _loop_lines(tilegpu_asm: str) -> list[str]:
+    """The lines of the tilegpu IR inside scf.for loops."""
+    depth, found = 0, []
+    for line in tilegpu_asm.splitlines():
         depth += line.count("scf.for") - ("scf.yield" in line)
-        if depth > 0 and '"tilegpu.local_alloc"(%' in line:
-            in_loop_allocs.append(line.strip())
-    assert in_loop_allocs == []
+        if depth > 0:
+            found.append(line.strip())
+    return found
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("num_warps", [4, 8])
+@pytest.mark.parametrize("which", ["dkdv", "dq"])
+def test_fused_attention_tutorial_backward_configs(which, num_warps, head_dim, causal):
+    """tutorials/06-fused-attention.py's dK/dV and dQ kernels in the benchmarked
+    configurations (64x64 blocks on 4 and 8 warps): no spills, wgmma for every dot, and in the
+    loop over blocks no tile crossing threads on 4 warps: the products stay in accumulator
+    registers (the loaded row statistics lse and Delta, 64 values, are what is converted) and
+    become the next dot's A in registers, the tiles a dot
+    reads transposed (tl.trans) are read through a transposed view of the buffer their copy
+    filled, and every tile a dot reads from shared memory is copied there by cp.async ahead of
+    its trip (no local_alloc of a value in the loop)."""
+    from tutorial_loader import tutorial
+    t = tutorial("06-fused-attention")
+    P = "*fp16:16"
+    signature = {"Q": P, "K": P, "V": P, "DOut": P, "M": "*fp32:16", "Delta": "*fp32:16",
+                 "sm_scale": "fp32", "seq_len": "i32:16"}
+    kernel_fn, outputs = ((t.attention_bwd_dkdv, {"DK": P, "DV": P}) if which == "dkdv"
+                          else (t.attention_bwd_dq, {"DQ": P}))
+    kernel = tilec.compile(kernel_fn, signature={**signature, **outputs}, num_warps=num_warps,
+                           num_stages=2, constexprs={"HEAD_DIM": head_dim, "BLOCK_M": 64,
+                                                     "BLOCK_N": 64, "CAUSAL": causal})
+    assert kernel.n_spills == 0 and kernel.metadata["wgmma_serialized"] == []
+    ptx = kernel.asm["ptx"]
+    assert "wgmma.mma_async" in ptx and "mma.sync" not in ptx
+    body = _loop_lines(kernel.asm["tilegpu"])
+    assert [line for line in body if '"tilegpu.local_alloc"(%' in line] == []
+    assert [line for line in body if '"tile.trans"' in line] == []
+    assert any('"tilegpu.memdesc_trans"' in line for line in body)
+    assert any('"tilegpu.async_copy_global_to_local"' in line for line in body)
+    through_shared = [line for line in body if '"tilegpu.convert_layout"' in line
+                      and "tilegpu.bytes" in line]
+    # On 8 warps the two warpgroups split a 64-row accumulator's columns, while each needs all
+    # of them (K) as the A of the next dot: the fp16 P and dS go through shared memory there.
+    crossing = [line for line in through_shared if not re.search(r"\(tensor<\d+xf32", line)
+                and not (num_warps == 8 and "-> tensor<64x64xf16, #tilegpu.dot_operand<0" in line)]
+    assert crossing == [], through_shared

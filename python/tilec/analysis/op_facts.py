@@ -88,6 +88,7 @@ OP_FACTS: dict[str, OpFacts] = {
     "tilegpu.local_store": _write(access=SHARED_WRITE, buffer_operand=1),
     "tilegpu.local_dealloc": _write(),
     "tilegpu.memdesc_subview": _none(),
+    "tilegpu.memdesc_trans": _none(),
     "tilegpu.async_copy_global_to_local": _write(access=SHARED_COPY, buffer_operand=1),
     "tilegpu.async_commit_group": _write(),
     "tilegpu.async_wait": _write(),

@@ -24,6 +24,8 @@ ALIGNMENT = 16  # every buffer starts on a 16-byte boundary (the widest shared a
 SLOT_BYTES = 8  # a scan's or sort's slot: enough for any element type
 OFFSET_ATTR, BYTES_ATTR = "tilegpu.offset", "tilegpu.bytes"
 FREE_SLOT_ATTR = "tilegpu.free_slot"  # an async copy into a slot whose readers are done
+# Ops whose memdesc result is a view into their operand's buffer (the same bytes).
+VIEWS = frozenset({"tilegpu.memdesc_subview", "tilegpu.memdesc_trans"})
 
 _FLOAT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}
 

@@ -1,5 +1,5 @@
 """Lowering of shared-memory buffers: `local_alloc`, `local_store`, `local_load`,
-`memdesc_subview`, `local_dealloc`.
+`memdesc_subview`, `memdesc_trans`, `local_dealloc`.
 
 A buffer lowers to a `SharedBuffer`: the address of its first element (the offset
 tilegpu-allocate-shared-memory gave the alloc) and its memdesc. Element (s, f) of a 2-D tile
@@ -92,6 +92,15 @@ def lower_memdesc_subview(ctx: Lowering, op: ir.Operation):
         total = term if total is None else arith.addi(total, term)
     base = src.base if total is None else offset_address(src, total)
     return [SharedBuffer(base, desc, src.element)]
+
+
+@rule("tilegpu.memdesc_trans")
+def lower_memdesc_trans(ctx: Lowering, op: ir.Operation):
+    """The same buffer, its dimensions (and a view's origin) swapped: addresses follow the
+    layout's order, which the result type has swapped too."""
+    src: SharedBuffer = ctx.get(op.operands[0])
+    origin = tuple(reversed(src.origin)) if src.origin else ()
+    return [SharedBuffer(src.base, MemDesc.from_type(op.results[0].type), src.element, origin)]
 
 
 def _constant(value: ir.Value) -> int:

@@ -105,3 +105,34 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// B read through a memdesc_trans view (tl.trans of a tile staged as it was loaded): the
+// 64x32 buffer (N rows of 32 K-contiguous fp16, 64-byte swizzle) viewed as the [32, 64] B is
+// K-major, so B's descriptor is that of a K-major tile at the same address (the high bits
+// equal A's: LBO 16 B, SBO 512 B, 64-byte swizzle), the instruction reads B untransposed
+// (<col>), and the view itself emits nothing.
+// CHECK-LABEL: gpu.func @wgmma_transposed_view
+// CHECK: [[DA:%.*]] = arith.ori {{.*}}, %c-9223371899415756800_i64{{[_0-9]*}} : i64
+// CHECK: [[DB:%.*]] = arith.ori {{.*}}, %c-9223371899415756800_i64{{[_0-9]*}} : i64
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NEXT: nvvm.wgmma.mma_async [[DA]], [[DB]], {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK: gpu.return
+#b = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @wgmma_transposed_view(%x: f16, %out: !tile.ptr<f32, 1 : i32>) {
+    %a = "tile.splat"(%x) : (f16) -> tensor<64x32xf16, #b>
+    %b = "tile.splat"(%x) : (f16) -> tensor<64x32xf16, #b>
+    %c = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %sa = "tilegpu.local_alloc"(%a) : (tensor<64x32xf16, #b>) -> !tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>
+    %sb = "tilegpu.local_alloc"(%b) : (tensor<64x32xf16, #b>) -> !tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>
+    %tb = "tilegpu.memdesc_trans"(%sb) : (!tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>) -> !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [0, 1]>, false>
+    "tilegpu.fence_async_shared"() : () -> ()
+    %d = "tilegpu.warpgroup_dot"(%sa, %tb, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>, !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [0, 1]>, false>, tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma>
+    %p = "tile.splat"(%out) : (!tile.ptr<f32, 1 : i32>) -> tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>, tensor<64x64xf32, #mma>) -> ()
+    return
+  }
+}
