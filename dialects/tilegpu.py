@@ -280,15 +280,20 @@ class MemDesc:
         element keeps its address, so the fastest dimension of the layout swaps too."""
         if len(self.shape) != 2 or self.layout.rank != 2:
             raise ValueError(f"memdesc_trans takes a 2-D tile, not {self.shape}")
-        order = tuple(1 - d for d in self.layout.order)
         return MemDesc((self.shape[1], self.shape[0]), self.element_type,
-                       dataclasses.replace(self.layout, order=order), self.mutable)
+                       dataclasses.replace(self.layout, order=transposed_order(self.layout.order)),
+                       self.mutable)
 
     @classmethod
     def from_type(cls, t: ir.Type) -> "MemDesc":
         shape, element_type, layout, mutable = split_parameters(str(t), "!tilegpu.memdesc")
         return cls(tuple(to_value(shape)), element_type, layout_from_text(layout),
                    to_value(mutable))
+
+
+def transposed_order(order: tuple[int, ...]) -> tuple[int, ...]:
+    """The fastest-first `order` of a 2-D tile, for the tile with its two dimensions swapped."""
+    return tuple(1 - d for d in order)
 
 
 def is_memdesc(t: ir.Type) -> bool:

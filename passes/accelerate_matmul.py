@@ -16,8 +16,8 @@ After it runs, each `tile.dot` is in one of three forms, which convert-tilegpu-t
   warps this is a register renaming). An operand `tl.trans(x)` of a loaded x is x written in
   its own order and read through a `tilegpu.memdesc_trans` view (wgmma reads 16-bit tiles
   K-major or MN-major alike), and a value two dots stage in the same layout is written once
-  (attention's backward reads dO as it is and transposed). Other dots, and every dot of an sm_80 target, take the
-  next form.
+  (attention's backward reads dO as it is and transposed). Other dots, and every dot of an
+  sm_80 target, take the next form.
 - **tensor cores** (`mma.sync`, sm_80 and later): the result (accumulator) has an
   `#tilegpu.mma<[2, 0], [wm, wn], [16, 8]>` layout, A and B `#tilegpu.dot_operand` layouts of it
   with `k_width` = elements per 32-bit register (2 for fp16/bf16, 1 for tf32, 4 for int8). Used
@@ -54,7 +54,7 @@ from tilec.analysis.layouts import layout_order
 from tilec.analysis.wgmma import instruction_fits, nvmma_layout
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
-                                    NvmmaSharedLayout, SharedLayout)
+                                    NvmmaSharedLayout, SharedLayout, transposed_order)
 from tilec.passbase import Option, Pass, ops_in, register
 
 MMA_INSTR = (16, 8)  # m, n of mma.sync; k = 8 * k_width
@@ -276,8 +276,8 @@ class WgmmaOperand:
         """The value written to shared memory for operand `value`, and its layout."""
         if self.transposed is None:
             return _unconverted(value), self.layout
-        swapped = tuple(1 - d for d in self.layout.order)
-        return self.transposed, dataclasses.replace(self.layout, order=swapped)
+        return self.transposed, dataclasses.replace(
+            self.layout, order=transposed_order(self.layout.order))
 
 
 def wgmma_operand_layouts(a: ir.Value, b: ir.Value) -> list[WgmmaOperand] | None:
@@ -292,7 +292,7 @@ def wgmma_operand_layouts(a: ir.Value, b: ir.Value) -> list[WgmmaOperand] | None
         bits = _WGMMA_BITS.get(str(tile.element_type(value.type)))
         source = transposed_source(value)
         if source is not None:
-            order = tuple(1 - d for d in _source_order(source, produced=True))
+            order = transposed_order(_source_order(source, produced=True))
             if bits != 16 and order[0] != k_dim:
                 source = None  # staged from the transposed registers instead
         if source is None:

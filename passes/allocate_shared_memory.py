@@ -3,9 +3,9 @@
 After it runs, every op that uses shared memory carries `tilegpu.offset` and `tilegpu.bytes`
 (i32): each `tilegpu.local_alloc` (live from the alloc to its last use, through views:
 `memdesc_subview`, `memdesc_trans`; a use inside a loop or branch keeps it live to the end of
-that op) and each op that needs scratch while it runs (`python/tilec/analysis/op_facts.py` says which and
-`analysis/shared_memory.py` how much: cross-warp reductions, scans, sorts, histograms, layout
-conversions across threads, atomics whose old value goes to replicas). Buffers whose lifetimes
+that op) and each op that needs scratch while it runs (`python/tilec/analysis/op_facts.py` says
+which and `analysis/shared_memory.py` how much: cross-warp reductions, scans, sorts,
+histograms, layout conversions across threads, atomics whose old value goes to replicas). Buffers whose lifetimes
 overlap get disjoint ranges, 16-byte aligned (buffers in an NVMMA layout, which wgmma reads, on
 their swizzle's period: 1024 bytes for the 128-byte swizzle); the others may share bytes. The module records the kernels' largest total in
 `tilegpu.shared_bytes` and, in `tilegpu.shared_largest`, the `file:line` of the largest buffer

@@ -8,7 +8,8 @@ that is free (the two linear layouts place every lane's and warp's elements alik
 conversion renames registers: the row statistics of one wgmma accumulator used with another),
 or, when it has at most 1/SMALL_FRACTION of the converted value's elements, converted all the
 same (a loaded row vector broadcast over a tile: 64 values move instead of 64x64).
-Conversions to the same layout and conversions of conversions fold. Afterwards dead ops are erased and identical side-effect-free ops merged.
+Conversions to the same layout and conversions of conversions fold. Afterwards dead ops are
+erased and identical side-effect-free ops merged.
 Loads and stores keep the layouts tilegpu-coalesce chose: the conversions next to them are
 pushed away from them. A reduction whose operands are conversions reduces the unconverted
 values instead (a reduction works in any layout), and a value written to shared memory is
@@ -35,6 +36,7 @@ from mlir import ir
 from tilec.analysis.axis_lattice import bit_width
 from tilec.analysis.layouts import to_linear
 from tilec.analysis.op_facts import free_to_recompute
+from tilec.analysis.shared_memory import numel
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import SliceLayout
 from tilec.passbase import Pass, ops_in, register
@@ -132,10 +134,7 @@ class _Rematerializer:
 
 
 def _elements(value: ir.Value) -> int:
-    count = 1
-    for extent in ir.RankedTensorType(value.type).shape:
-        count *= extent
-    return count
+    return numel(ir.RankedTensorType(value.type).shape)
 
 
 def _free_conversion(value: ir.Value, layout, owner: ir.Operation | None) -> ir.Value | None:
