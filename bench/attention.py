@@ -16,6 +16,8 @@ through tilec and Triton over a small sweep of (BLOCK_M x BLOCK_N, num_warps, nu
 - backward: attention_bwd_delta, attention_bwd_dkdv and attention_bwd_dq one after another (the
   time of all three; BLOCK_M = BLOCK_N), from the forward's Out and row log-sum-exp, beside
   torch.autograd.grad of SDPA's flash and cuDNN outputs (its backward kernels only).
+The forward's 128x64 4-warp config is run for Triton only at d128, where it spills in both
+compilers (TRITON_ONLY): Triton's reference stays its best config.
 Inputs (q, k, v and dOut) are standard normal fp16 [batch*heads, seq, d] (seeded); every result
 (Out, or dQ, dK and dV) is checked once against SDPA's math back end in fp32 on the same inputs
 (|x - ref| <= 2e-2 + 2e-2 |ref|), then timed with CUDA events (median over --repeats after
@@ -59,6 +61,12 @@ class Config(NamedTuple):
 
 
 CONFIGS = [Config(128, 64, 8, 2), Config(128, 128, 8, 2), Config(128, 64, 4, 2)]
+# Configs run for Triton only, by head dim: 128x64 on 4 warps at d128 needs more than 255
+# registers in both compilers (one warpgroup holds the 128x128 fp32 accumulator and the 128x64
+# scores; tilec spills 48-592 bytes there, Triton 12-208). Triton keeps it (it is its best
+# config there), so its reference is its best; tilec is measured on the configs it runs
+# without spilling.
+TRITON_ONLY = {128: [Config(128, 64, 4, 2)]}
 
 
 def parse_cases(text: str) -> list[tuple[int, int, int]]:
@@ -137,7 +145,8 @@ class Runner:
             found[name].pop("returned", None)
         for name, kernels in self.kernels.items():
             entries = []
-            for config in configs:
+            skipped = TRITON_ONLY.get(case.d, []) if name == "tilec" else []
+            for config in (c for c in configs if c not in skipped):
                 case.clear()
                 entry = {"label": config.label,
                          **self.timed(case.launcher(kernels, config), case.check)}

@@ -6,17 +6,20 @@ wanted layout: elementwise `arith`/`math` ops, `tile.splat`, `tile.make_range`, 
 cannot be moved (loads, block arguments, reduction results); such a value is converted where
 that is free (the two linear layouts place every lane's and warp's elements alike, so the
 conversion renames registers: the row statistics of one wgmma accumulator used with another),
-or, when it has at most 1/SMALL_FRACTION of the converted value's elements, converted all the
-same (a loaded row vector broadcast over a tile: 64 values move instead of 64x64).
+or, when it has at most 1/SMALL_FRACTION of the converted value's elements, loaded again in
+the wanted layout (a load from computed pointers: a row vector broadcast over a tile is read
+by every thread that holds a column of it, no data crosses threads) or converted all the same
+(64 values move instead of 64x64).
 Conversions to the same layout and conversions of conversions fold. Afterwards dead ops are
 erased and identical side-effect-free ops merged.
 Loads and stores keep the layouts tilegpu-coalesce chose: the conversions next to them are
 pushed away from them. A reduction whose operands are conversions reduces the unconverted
-values instead (a reduction works in any layout), and a value written to shared memory is
-written unconverted. An elementwise op of a conversion that does not widen its values
-(`acc.to(tl.float16)` of a dot result, a `tl.where` on it) runs before it, so no more bytes are
-converted and the conversion may vanish further on. Loop-carried values take the
-layout their loop wants (see retype_loop_carried).
+values instead (a reduction works in any layout; also through elementwise ops between the
+conversions and the reduction: `tl.sum(o.to(f32) * do.to(f32), 1)`), and a value written to
+shared memory is written unconverted. An elementwise op of a conversion that does not widen
+its values (`acc.to(tl.float16)` of a dot result, a `tl.where` on it) runs before it, so no
+more bytes are converted and the conversion may vanish further on. Loop-carried values take
+the layout their loop wants (see retype_loop_carried).
 
 Example:
     %x = "tile.load"(...) : ... -> tensor<1024xf32, #L4>
@@ -116,6 +119,8 @@ class _Rematerializer:
                 with ir.InsertionPoint(op), op.location:
                     found = tilegpu.convert_layout(source, layout)
             return found
+        if op.name == "tile.load":
+            return self._reload(op, value, layout)
         if not (_is_elementwise(op) or free_to_recompute(op)):
             return None
         if len(op.results) != 1:
@@ -130,6 +135,19 @@ class _Rematerializer:
             if new is None:
                 return None
             operands.append(new)
+        return _clone_in(op, operands, layout, ir.InsertionPoint.after(op))
+
+    def _reload(self, op: ir.Operation, value: ir.Value, layout) -> ir.Value | None:
+        """A small load (at most `small` elements: a row statistic) issued again in `layout`,
+        right after the original, from its pointers (and mask and other) recomputed there, so
+        no data crosses threads: threads holding the same element read the same address (one
+        transaction, from L1). Not for volatile loads, and not when the pointers are
+        themselves loaded or computed from loads."""
+        if _elements(value) > self.small or ir.BoolAttr(op.attributes["is_volatile"]).value:
+            return None
+        operands = [self.value_in(v, layout, free=False) for v in op.operands]
+        if any(v is None for v in operands):
+            return None
         return _clone_in(op, operands, layout, ir.InsertionPoint.after(op))
 
 
@@ -279,23 +297,27 @@ def _convert_later(op: ir.Operation, remat: _Rematerializer) -> bool:
 
 
 def sink_into_reductions(module: ir.Operation) -> bool:
-    """A reduction accepts any layout: one whose operands are all conversions from a single
-    layout reduces the unconverted values instead (its results take the matching slice layout
-    and are converted back for their users)."""
+    """A reduction accepts any layout: one whose operands are computed by elementwise ops from
+    conversions out of a single layout (`tl.sum(o.to(f32) * do.to(f32), 1)` of two loaded
+    tiles converted to a compute layout) reduces values computed in that layout instead (its
+    results take the matching slice layout and are converted back for their users)."""
+    remat = _Rematerializer()
     changed = False
     for op in ops_in(module, "tile.reduce"):
-        owners = [v.owner for v in op.operands]
-        if not all(isinstance(o, (ir.Operation, ir.OpView)) and
-                   o.name == "tilegpu.convert_layout" for o in owners):
-            continue
-        sources = [o.operands[0] for o in owners]
-        layouts = {_layout(s) for s in sources}
+        layouts = set()
+        for operand in op.operands:
+            layouts |= _wanted_layouts(operand, None, set())
         if len(layouts) != 1:
             continue
         layout = layouts.pop()
+        if all(_layout(v) == layout for v in op.operands):
+            continue
+        operands = [remat.value_in(v, layout) for v in op.operands]
+        if any(v is None for v in operands):
+            continue
         axis = ir.IntegerAttr(op.attributes["axis"]).value
-        for i, source in enumerate(sources):
-            op.operands[i] = source
+        for i, operand in enumerate(operands):
+            op.operands[i] = operand
         for result in op.results:
             if not isinstance(result.type, ir.RankedTensorType):
                 continue
@@ -307,6 +329,7 @@ def sink_into_reductions(module: ir.Operation) -> bool:
             for owner, number in uses:
                 owner.operands[number] = back
         changed = True
+    remat.finish()
     return changed
 
 

@@ -740,3 +740,102 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return %r : tensor<64x64xf32, #mma>
   }
 }
+
+// -----
+
+// A small load (64 row statistics, at most an eighth of the 64x64 tile they offset) whose
+// pointers are computed (splat, make_range, addptr) is issued again in the layout its users
+// want, the slice of the mma layout, instead of being converted through shared memory: the
+// pointers are recomputed there, the new load follows the old one (erased), and no
+// conversion is left. Threads of one column read the same address.
+// CHECK-LABEL: func.func @small_load_reissued
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: [[R:%.*]] = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32, #tilegpu.slice<0 : i32, #tilegpu.mma<[3, 0], [4, 1], [16, 64]>>>
+// CHECK: [[P:%.*]] = "tile.addptr"({{%.*}}, [[R]])
+// CHECK-NEXT: [[L:%.*]] = "tile.load"([[P]]) {{.*}} -> tensor<64xf32, #tilegpu.slice<0 : i32, #tilegpu.mma<[3, 0], [4, 1], [16, 64]>>>
+// CHECK-NEXT: "tile.expand_dims"([[L]])
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK-NOT: #tilegpu.blocked
+// CHECK: return
+#v = #tilegpu.blocked<[1], [32], [4], [0]>
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @small_load_reissued(%qk: tensor<64x64xf32, #mma>, %base: !tile.ptr<f32, 1 : i32>) -> tensor<64x64xf32, #mma> {
+    %r = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32, #v>
+    %ps = "tile.splat"(%base) : (!tile.ptr<f32, 1 : i32>) -> tensor<64x!tile.ptr<f32, 1 : i32>, #v>
+    %pl = "tile.addptr"(%ps, %r) : (tensor<64x!tile.ptr<f32, 1 : i32>, #v>, tensor<64xi32, #v>) -> tensor<64x!tile.ptr<f32, 1 : i32>, #v>
+    %lse = "tile.load"(%pl) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x!tile.ptr<f32, 1 : i32>, #v>) -> tensor<64xf32, #v>
+    %t = "tilegpu.convert_layout"(%qk) : (tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #b>
+    %l = "tilegpu.convert_layout"(%lse) : (tensor<64xf32, #v>) -> tensor<64xf32, #tilegpu.slice<0 : i32, #b>>
+    %e = "tile.expand_dims"(%l) {axis = 0 : i32} : (tensor<64xf32, #tilegpu.slice<0 : i32, #b>>) -> tensor<1x64xf32, #b>
+    %bb = "tile.broadcast"(%e) : (tensor<1x64xf32, #b>) -> tensor<64x64xf32, #b>
+    %s = arith.subf %t, %bb : tensor<64x64xf32, #b>
+    %x = math.exp2 %s : tensor<64x64xf32, #b>
+    %res = "tilegpu.convert_layout"(%x) : (tensor<64x64xf32, #b>) -> tensor<64x64xf32, #mma>
+    return %res : tensor<64x64xf32, #mma>
+  }
+}
+
+// -----
+
+// The same with a volatile load: it is not issued twice, the 64 values are converted.
+// CHECK-LABEL: func.func @small_volatile_load_converted
+// CHECK: [[L:%.*]] = "tile.load"({{%.*}}) {{.*}}is_volatile = true{{.*}} -> tensor<64xf32, #tilegpu.blocked<[1], [32], [4], [0]>>
+// CHECK-NEXT: "tilegpu.convert_layout"([[L]]) : (tensor<64xf32, #tilegpu.blocked<[1], [32], [4], [0]>>) -> tensor<64xf32, #tilegpu.slice<0 : i32, #tilegpu.mma<[3, 0], [4, 1], [16, 64]>>>
+// CHECK-NOT: "tile.load"
+// CHECK: return
+#v = #tilegpu.blocked<[1], [32], [4], [0]>
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @small_volatile_load_converted(%qk: tensor<64x64xf32, #mma>, %base: !tile.ptr<f32, 1 : i32>) -> tensor<64x64xf32, #mma> {
+    %r = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32, #v>
+    %ps = "tile.splat"(%base) : (!tile.ptr<f32, 1 : i32>) -> tensor<64x!tile.ptr<f32, 1 : i32>, #v>
+    %pl = "tile.addptr"(%ps, %r) : (tensor<64x!tile.ptr<f32, 1 : i32>, #v>, tensor<64xi32, #v>) -> tensor<64x!tile.ptr<f32, 1 : i32>, #v>
+    %lse = "tile.load"(%pl) {cache = "none", evict = "evict_normal", is_volatile = true, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x!tile.ptr<f32, 1 : i32>, #v>) -> tensor<64xf32, #v>
+    %t = "tilegpu.convert_layout"(%qk) : (tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #b>
+    %l = "tilegpu.convert_layout"(%lse) : (tensor<64xf32, #v>) -> tensor<64xf32, #tilegpu.slice<0 : i32, #b>>
+    %e = "tile.expand_dims"(%l) {axis = 0 : i32} : (tensor<64xf32, #tilegpu.slice<0 : i32, #b>>) -> tensor<1x64xf32, #b>
+    %bb = "tile.broadcast"(%e) : (tensor<1x64xf32, #b>) -> tensor<64x64xf32, #b>
+    %s = arith.subf %t, %bb : tensor<64x64xf32, #b>
+    %res = "tilegpu.convert_layout"(%s) : (tensor<64x64xf32, #b>) -> tensor<64x64xf32, #mma>
+    return %res : tensor<64x64xf32, #mma>
+  }
+}
+
+// -----
+
+// A row sum of a product of two loaded tiles widened to f32 (`tl.sum(o.to(f32) * do.to(f32),
+// 1)`), the tiles converted from the loads' layout #l to #b: the widening and the product are
+// computed in #l and the reduction reduces there; only its 64 results are converted (for the
+// store), not the two 64x64 tiles.
+// CHECK-LABEL: func.func @reduce_through_elementwise
+// CHECK: [[X:%.*]] = "tile.load"(%arg0) {{.*}} -> tensor<64x64xf16, [[L:#tilegpu.blocked<.1, 8.[^>]*>]]>
+// CHECK: [[Y:%.*]] = "tile.load"(%arg1) {{.*}} -> tensor<64x64xf16, [[L]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: arith.mulf {{%.*}}, {{%.*}} : tensor<64x64xf32, [[L]]>
+// CHECK: [[S:%.*]] = "tile.reduce"
+// CHECK: -> tensor<64xf32, #tilegpu.slice<1 : i32, [[L]]>>
+// CHECK-NEXT: "tilegpu.convert_layout"([[S]]) : (tensor<64xf32, #tilegpu.slice<1 : i32, [[L]]>>) -> tensor<64xf32, #tilegpu.slice<1 : i32, #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>>>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: return
+#l = #tilegpu.blocked<[1, 8], [4, 8], [4, 1], [1, 0]>
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @reduce_through_elementwise(%p: tensor<64x64x!tile.ptr<f16, 1 : i32>, #l>, %q: tensor<64x64x!tile.ptr<f16, 1 : i32>, #l>) -> tensor<64xf32, #tilegpu.slice<1 : i32, #b>> {
+    %x = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #l>) -> tensor<64x64xf16, #l>
+    %y = "tile.load"(%q) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #l>) -> tensor<64x64xf16, #l>
+    %xb = "tilegpu.convert_layout"(%x) : (tensor<64x64xf16, #l>) -> tensor<64x64xf16, #b>
+    %yb = "tilegpu.convert_layout"(%y) : (tensor<64x64xf16, #l>) -> tensor<64x64xf16, #b>
+    %xf = arith.extf %xb : tensor<64x64xf16, #b> to tensor<64x64xf32, #b>
+    %yf = arith.extf %yb : tensor<64x64xf16, #b> to tensor<64x64xf32, #b>
+    %m = arith.mulf %xf, %yf : tensor<64x64xf32, #b>
+    %s = "tile.reduce"(%m) ({
+    ^bb0(%a: f32, %c: f32):
+      %t = arith.addf %a, %c : f32
+      gpu.yield %t : f32
+    }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64x64xf32, #b>) -> tensor<64xf32, #tilegpu.slice<1 : i32, #b>>
+    return %s : tensor<64xf32, #tilegpu.slice<1 : i32, #b>>
+  }
+}
