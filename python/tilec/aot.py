@@ -86,6 +86,7 @@ def save(fn, kernel, out: Path | str, stages, source: str = "") -> Path:
         "arch": f"sm_{arch}a" if arch >= 90 else f"sm_{arch}",
         "debug": kernel.options.debug,
         "enable_fp_fusion": kernel.options.enable_fp_fusion,
+        "maxnreg": kernel.options.maxnreg,
         **{k: kernel.metadata[k] for k in _METADATA_FIELDS if k in kernel.metadata},
         "tilec_version": __version__,
         "versions": compiler_versions(),
@@ -256,7 +257,8 @@ def _kernel_from(metadata: dict, meta_path: Path) -> AOTKernel:
     options = CompileOptions(num_warps=metadata["num_warps"],
                              num_stages=metadata["num_stages"], target=metadata["target"],
                              debug=metadata.get("debug", False),
-                             enable_fp_fusion=metadata.get("enable_fp_fusion", True))
+                             enable_fp_fusion=metadata.get("enable_fp_fusion", True),
+                             maxnreg=metadata.get("maxnreg"))
     runtime_metadata = {k: metadata[k] for k in ("name", "num_warps", "num_stages", "target",
                                                  *_METADATA_FIELDS) if k in metadata}
     compiled = CompiledKernel(metadata["name"], asm, params, dict(metadata["constexprs"]),

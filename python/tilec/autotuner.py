@@ -41,20 +41,33 @@ _BAR_MIN_CONFIGS = 4
 
 class Config:
     """One point of the search: meta-parameter values (`kwargs`), `num_warps`, `num_stages`,
-    and a `pre_hook(args_dict)` run before each launch with this config."""
+    `num_ctas` and `maxnreg` (launch options, as in Triton's Config, in its order), and a
+    `pre_hook(args_dict)` run before each launch with this config."""
 
-    def __init__(self, kwargs: dict, num_warps: int = 4, num_stages: int = 3, pre_hook=None):
+    def __init__(self, kwargs: dict, num_warps: int = 4, num_stages: int = 3, num_ctas: int = 1,
+                 maxnreg: int | None = None, pre_hook=None):
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
+        self.num_ctas = num_ctas
+        self.maxnreg = maxnreg
         self.pre_hook = pre_hook
+
+    def _options(self) -> dict:
+        """The launch options this config sets (num_ctas and maxnreg only when not default)."""
+        options = {"num_warps": self.num_warps, "num_stages": self.num_stages}
+        if self.num_ctas != 1:
+            options["num_ctas"] = self.num_ctas
+        if self.maxnreg is not None:
+            options["maxnreg"] = self.maxnreg
+        return options
 
     def all_kwargs(self) -> dict:
         """The launch keywords this config supplies."""
-        return {**self.kwargs, "num_warps": self.num_warps, "num_stages": self.num_stages}
+        return {**self.kwargs, **self._options()}
 
     def _identity(self) -> tuple:
-        return tuple(self.kwargs.items()), self.num_warps, self.num_stages
+        return tuple(self.kwargs.items()), tuple(self._options().items())
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Config) and self._identity() == other._identity()
@@ -64,11 +77,12 @@ class Config:
 
     def __str__(self) -> str:
         parts = [f"{name}: {value}" for name, value in self.kwargs.items()]
-        parts += [f"num_warps: {self.num_warps}", f"num_stages: {self.num_stages}"]
+        parts += [f"{name}: {value}" for name, value in self._options().items()]
         return ", ".join(parts)
 
     def __repr__(self) -> str:
-        return f"Config({self.kwargs!r}, num_warps={self.num_warps}, num_stages={self.num_stages})"
+        options = ", ".join(f"{name}={value!r}" for name, value in self._options().items())
+        return f"Config({self.kwargs!r}, {options})"
 
 
 class KernelWrapper:

@@ -51,12 +51,20 @@ class CompileOptions:
     # Let LLVM fuse a float multiply and an add of its product into one fma (one rounding), as
     # Triton's `enable_fp_fusion` does (default on there too).
     enable_fp_fusion: bool = True
+    # At most this many registers per thread (Triton's `maxnreg`: the PTX `.maxnreg` directive
+    # of the kernel, which ptxas honours, spilling if it must); None: ptxas chooses.
+    maxnreg: int | None = None
 
     def __post_init__(self):
         if self.num_warps <= 0 or self.num_warps & (self.num_warps - 1):
             raise ValueError(f"num_warps must be a power of two, got {self.num_warps}")
         if self.num_stages < 1:
             raise ValueError(f"num_stages must be at least 1, got {self.num_stages}")
+        if self.maxnreg is not None and (not isinstance(self.maxnreg, int) or
+                                         isinstance(self.maxnreg, bool) or
+                                         not 16 <= self.maxnreg <= 255):
+            raise ValueError(f"maxnreg must be an integer from 16 to 255 (registers per thread), "
+                             f"got {self.maxnreg!r}")
         parse_target(self.target)
 
 
@@ -161,7 +169,8 @@ STAGE_NAMES = tuple(stage.name for stage in STAGES) + ("cubin",)
 def compile(fn: JITFunction, signature: dict[str, str] | None = None,
             constexprs: dict[str, Any] | None = None, target: str = "cuda:90",
             num_warps: int = 4, num_stages: int = 3, debug: bool = False,
-            enable_fp_fusion: bool = True, stop_after: str = "cubin") -> CompiledKernel:
+            enable_fp_fusion: bool = True, maxnreg: int | None = None,
+            stop_after: str = "cubin") -> CompiledKernel:
     """Compile `fn` ahead of time: `signature` gives each runtime parameter's type
     (`"*fp32"`, `"i32:16"`, ...), `constexprs` the value of each constexpr parameter (and may fix
     ordinary ones). Needs no GPU. `stop_after` names the last stage to produce (see STAGES)."""
@@ -190,7 +199,7 @@ def compile(fn: JITFunction, signature: dict[str, str] | None = None,
             raise TypeError(f"{fn.__name__}: parameter '{p.name}' needs a type in signature= "
                             "or a value in constexprs=")
     options = CompileOptions(num_warps=num_warps, num_stages=num_stages, target=target,
-                             debug=debug, enable_fp_fusion=enable_fp_fusion)
+                             debug=debug, enable_fp_fusion=enable_fp_fusion, maxnreg=maxnreg)
     return compile_specialized(fn, tuple(key), options, stop_after)
 
 
@@ -262,10 +271,13 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
     asm = {}
     metadata = {"name": fn.__name__, "num_warps": options.num_warps,
                 "num_stages": options.num_stages, "target": options.target}
+    if options.maxnreg is not None:
+        metadata["maxnreg"] = options.maxnreg
     for stage in STAGES:
         _run_stage(module, stage.name, f"builtin.module({stage.passes(options)})", fn)
         if stage.name == "ptx":
-            asm["ptx"] = ptx_from_gpu_binary(module.operation.get_asm())
+            asm["ptx"] = limit_registers(ptx_from_gpu_binary(module.operation.get_asm()),
+                                         options.maxnreg)
         else:
             asm[stage.name] = module.operation.get_asm(enable_debug_info=True)
         if stage.name == "tilegpu":
@@ -281,6 +293,16 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
     _dump(kernel)
     _to_cache(cache_key, kernel)
     return kernel
+
+
+_ENTRY_PARAMS = re.compile(r"(\.entry\s+[\w$]+\s*\([^)]*\))")
+
+
+def limit_registers(ptx: str, maxnreg: int | None) -> str:
+    """`ptx` with a `.maxnreg` directive after each kernel's parameter list (none: unchanged)."""
+    if maxnreg is None:
+        return ptx
+    return _ENTRY_PARAMS.sub(lambda m: f"{m.group(1)}\n.maxnreg {maxnreg}", ptx)
 
 
 def _assemble(fn: JITFunction, ptx: str, options: CompileOptions) -> tuple[bytes, str]:

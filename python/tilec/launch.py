@@ -21,8 +21,13 @@ from tilec.kernel import JITFunction, set_launcher
 from tilec.runtime import (Launcher, native, native_enabled, normalise_grid,
                            register_native_arrays, specialization)
 
-# Keywords of a launch that are not kernel arguments, with their defaults.
-LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "enable_fp_fusion": True}
+# Keywords of a launch that are not kernel arguments, with their defaults (Triton's names).
+# `debug` None: the kernel's own (@jit(debug=...)). `sanitize_overflow` is accepted as Triton
+# accepts it; it asks for nothing without debug, and tilec's debug mode checks
+# tl.device_assert only.
+LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3, "enable_fp_fusion": True, "maxnreg": None,
+                  "num_ctas": 1, "launch_cooperative_grid": False, "debug": None,
+                  "sanitize_overflow": True}
 
 
 class Launch:
@@ -67,12 +72,17 @@ def launch_options(fn: JITFunction, extra: dict[str, Any]) -> dict[str, Any]:
 
 
 def compile_options(fn: JITFunction, options: dict[str, Any]) -> CompileOptions:
-    key = (options["num_warps"], options["num_stages"], bool(fn.debug),
-           bool(options["enable_fp_fusion"]))
+    debug = fn.debug if options["debug"] is None else options["debug"]
+    key = (options["num_warps"], options["num_stages"], bool(debug),
+           bool(options["enable_fp_fusion"]), options["maxnreg"], options["num_ctas"])
     found = _OPTIONS.get(key)
     if found is None:  # made (and checked) once per distinct options
+        if key[5] != 1:
+            raise ValueError(f"num_ctas={key[5]!r}: tilec launches one CTA per program (thread "
+                             "block clusters are not supported yet); use num_ctas=1")
         found = _OPTIONS[key] = CompileOptions(num_warps=key[0], num_stages=key[1],
-                                               debug=key[2], enable_fp_fusion=key[3])
+                                               debug=key[2], enable_fp_fusion=key[3],
+                                               maxnreg=key[4])
     return found
 
 
@@ -91,9 +101,12 @@ def run(fn: JITFunction, grid, args: tuple, kwargs: dict) -> CompiledKernel | No
     options = launch_options(fn, extra)
     key = compile_key(fn, bound, options)
     grid3 = normalise_grid(grid, bound)
-    if interpreter.enabled(fn):
+    if interpreter.enabled(fn):  # its programs run one after another: no grid to make resident
         interpreter.launch(fn, grid3, bound, key[0])
         return None
+    if options["launch_cooperative_grid"]:
+        raise ValueError("launch_cooperative_grid=True: tilec has no cooperative launch on the "
+                         "GPU yet (all programs resident at once); launch without it")
     kernel = fn.cache.get(key)
     if kernel is None:
         kernel = fn.cache[key] = compile_specialized(fn, *key)

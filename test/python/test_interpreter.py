@@ -209,6 +209,18 @@ def test_race_between_programs_is_reported():
     assert "program 0" in err.message and "element 0 of 'out'" in err.message
 
 
+def test_programs_storing_the_same_value_do_not_race():
+    """Every program writing the same value to the same element leaves the same memory in any
+    order (a done flag, a result each program computes alike): not a race. Writing different
+    values (each its program id) is."""
+    out = np.zeros(2, dtype=np.int32)
+    K.store_flag[(4,)](out, 7)
+    assert (out == 7).all()
+    with pytest.raises(RaceError) as info:
+        K.store_flag[(4,)](out, -1)
+    assert "program 0" in info.value.message and info.value.program_id == (1, 0, 0)
+
+
 def test_atomic_version_is_not_a_race():
     src = np.ones(256, dtype=np.float32)
     out = np.zeros(1, dtype=np.float32)

@@ -179,6 +179,30 @@ def test_enable_fp_fusion_is_a_launch_option_with_its_own_kernel(driver):
     assert len(driver.launches) == 4
 
 
+def test_tritons_other_launch_options_are_accepted_or_refused_clearly(driver):
+    """num_ctas=1, sanitize_overflow and launch_cooperative_grid=False are what every launch
+    does; debug=True compiles the kernel's debug build; maxnreg caps its registers. Clusters
+    (num_ctas > 1) and cooperative grids are errors saying so, before anything launches."""
+    x, out = FakeCupyArray(64), FakeCupyArray(64)
+    plain = K.scale[(1,)](x, out, 64, 1.0, BLOCK=64)
+    same = K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, num_ctas=1, sanitize_overflow=False,
+                         launch_cooperative_grid=False)
+    assert same is plain
+    debug = K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, debug=True)
+    assert debug.options.debug and not plain.options.debug
+    capped = K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, maxnreg=32)
+    assert capped.options.maxnreg == 32 and ".maxnreg 32" in capped.asm["ptx"]
+    assert capped.metadata["maxnreg"] == 32 and capped.n_regs <= 32
+    assert len(driver.launches) == 4
+    with pytest.raises(ValueError, match="num_ctas=2.*clusters"):
+        K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, num_ctas=2)
+    with pytest.raises(ValueError, match="launch_cooperative_grid"):
+        K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, launch_cooperative_grid=True)
+    with pytest.raises(ValueError, match="maxnreg must be an integer from 16 to 255"):
+        K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, maxnreg=8)
+    assert len(driver.launches) == 4
+
+
 # --- the C path agrees with the Python path -----------------------------------------------------
 
 INTS = [0, 1, 15, 16, 17, -16, -17, 2**31 - 1, 2**31, -2**31, -2**31 - 1, 2**32, 2**63 - 1,

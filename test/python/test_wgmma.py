@@ -216,3 +216,22 @@ def test_fused_attention_tutorial_delta_reduces_in_the_load_layout(head_dim):
                    if '"tilegpu.convert_layout"' in line]
     assert len(conversions) == 1 and "(tensor<64xf32" in conversions[0], conversions
     assert kernel.metadata["shared"] <= 64 * 4 + 4
+
+
+def test_maxnreg_caps_the_registers_ptxas_gives_a_kernel():
+    """maxnreg (Triton's option) becomes the kernel's `.maxnreg` directive: the forward of the
+    attention tutorial at d128 (128 registers without it) is held to 96, ptxas spilling what no
+    longer fits."""
+    from tutorial_loader import tutorial
+    t = tutorial("06-fused-attention")
+    signature = {"Q": "*fp16:16", "K": "*fp16:16", "V": "*fp16:16", "Out": "*fp16:16",
+                 "M": "*fp32:16", "sm_scale": "fp32", "seq_len": "i32:16"}
+    build = dict(signature=signature, num_warps=8, num_stages=2,
+                 constexprs={"HEAD_DIM": 128, "BLOCK_M": 128, "BLOCK_N": 64, "CAUSAL": False})
+    free = tilec.compile(t.attention_fwd, **build)
+    capped = tilec.compile(t.attention_fwd, maxnreg=96, **build)
+    assert ".maxnreg" not in free.asm["ptx"] and free.n_regs > 96
+    assert ".maxnreg 96" in capped.asm["ptx"] and capped.n_regs <= 96
+    assert capped.metadata["maxnreg"] == 96 and capped.n_spills > 0
+    with pytest.raises(ValueError, match="maxnreg"):
+        tilec.compile(t.attention_fwd, maxnreg=300, **build)

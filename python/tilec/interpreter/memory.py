@@ -198,21 +198,26 @@ class Memory:
         self._check_bounds(buffer, offsets, size, active, "store", where)
         lanes = offsets[active]
         view, shift = self._view(buffer, lanes, size)
-        if self.checks.races and shift == 0 and view is buffer.raw:
-            self._check_race(buffer, self._bytes(lanes, size), pid, where)
         values = np.ascontiguousarray(np.broadcast_to(value.data, shape)[active],
                                       dtype=numpy_dtype(elem))
-        view[self._bytes(lanes + shift, size)] = values.view(np.uint8).reshape(-1, size)
+        new_bytes = values.view(np.uint8).reshape(-1, size)
+        if self.checks.races and shift == 0 and view is buffer.raw:
+            self._check_race(buffer, self._bytes(lanes, size), new_bytes, pid, where)
+        view[self._bytes(lanes + shift, size)] = new_bytes
 
-    def _check_race(self, buffer: Buffer, byte_index, pid: int, where) -> None:
+    def _check_race(self, buffer: Buffer, byte_index, new_bytes, pid: int, where) -> None:
+        """A store racing with another program's earlier store to the same bytes, unless the
+        two wrote the same value there (every order then leaves the same memory: a flag or a
+        shared result that each program writes alike, as real kernels do)."""
         if buffer.writer is None:
             buffer.writer = np.full(buffer.nbytes, -1, np.int32)
         previous = buffer.writer[byte_index]
-        others = np.unique(previous[(previous >= 0) & (previous != pid)])
+        differs = (buffer.raw[byte_index] != new_bytes).any(axis=1, keepdims=True)
+        others = np.unique(previous[(previous >= 0) & (previous != pid) & differs])
         synced = self.synced.get(pid, set())
         racing = [int(p) for p in others if int(p) not in synced]
         if racing:
-            first = byte_index[np.isin(previous, racing).any(axis=1)][0, 0]
+            first = byte_index[(np.isin(previous, racing) & differs).any(axis=1)][0, 0]
             element = (int(first) + buffer.lo - buffer.data_ptr) // max(buffer.itemsize, 1)
             raise RaceError(
                 f"tl.store: program {racing[0]} already stored to element {element} of "
