@@ -131,6 +131,9 @@ def shapes_2d(x_ptr, out_ptr, OP: tl.constexpr, M: tl.constexpr, N: tl.constexpr
         j = tl.join(x, x * 2)
         a, b = tl.split(j)
         tl.store(out_ptr + rm[:, None] * N + rn[None, :], a + b * 10)
+    elif OP == "interleave":  # [M, 2N]: x's and its negation's columns alternating
+        r2n = tl.arange(0, 2 * N)
+        tl.store(out_ptr + rm[:, None] * (2 * N) + r2n[None, :], tl.interleave(x, -x))
     elif OP == "cat":
         c = tl.cat(x, x + 1, can_reorder=True)
         r2 = tl.arange(0, 2 * M)

@@ -171,3 +171,12 @@ def store_flag(out, value):
     # every program writes `value` to out[0]: the same value from each unless value < 0
     v = tl.where(value < 0, tl.program_id(0), value)
     tl.store(out + tl.arange(0, 2), tl.full((2,), v, tl.int32))
+
+
+@tilec.jit
+def interleave_pairs(a, b, out, pair, N: tl.constexpr):
+    r = tl.arange(0, N)
+    x = tl.load(a + r)
+    tl.store(out + tl.arange(0, 2 * N), tl.interleave(x, tl.load(b + r)))
+    tl.store(pair + tl.arange(0, 2), tl.interleave(tl.load(a), tl.load(b)))  # two scalars
+    tl.store(pair + 2 + tl.arange(0, N), x.cast(tl.float32).to(tl.int32) + 1)

@@ -339,7 +339,7 @@ def test_layer_norm_backward_with_locks_on_the_gpu():
     assert (cupy.asnumpy(locks)[:G] == 0).all()
 
 
-@pytest.mark.parametrize("op", ["trans", "reshape", "join_split", "cat", "gather"])
+@pytest.mark.parametrize("op", ["trans", "reshape", "join_split", "interleave", "cat", "gather"])
 def test_data_movement_agrees_with_the_interpreter(op, monkeypatch):
     M, N = 32, 64
     x = make(np.float32, M * N)

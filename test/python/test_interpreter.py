@@ -471,3 +471,28 @@ def test_every_language_feature_also_interprets(capsys):
     L.random[(1,)](np.zeros(128, np.float32), 7, BLOCK=128)
     L.hints_and_debug[(1,)](f32(64), np.zeros(64, np.float32), 3, BLOCK=64)
     assert "compiling hints_and_debug with BLOCK = 64" in capsys.readouterr().out
+
+
+def test_interleave_alternates_the_last_dimension_and_pairs_scalars():
+    """tl.interleave (Triton's): join then merge the last two dimensions; of two scalars, a
+    pair. `x.cast(dtype)` is tl.cast as a method."""
+    a = np.arange(8, dtype=np.int32)
+    b = a * 10 + 5
+    out, pair = np.zeros(16, np.int32), np.zeros(10, np.int32)
+    K.interleave_pairs[(1,)](a, b, out, pair, N=8)
+    np.testing.assert_array_equal(out, np.stack([a, b], axis=-1).reshape(-1))
+    np.testing.assert_array_equal(pair, [0, 5, *(a + 1)])
+
+
+def test_tritons_dtype_names_and_float_facts():
+    """tl.dtype takes Triton's spellings of the float types (its lists of names build dtypes),
+    floats tell their exponent bias, tl.pi32_t is the int32 pointer type."""
+    assert [tl.dtype(n) for n in tl.dtype.STANDARD_FP_TYPES] == [
+        tl.float16, tl.bfloat16, tl.float32, tl.float64]
+    assert [tl.dtype(n) for n in tl.dtype.SINT_TYPES] == [tl.int8, tl.int16, tl.int32, tl.int64]
+    assert tl.dtype("uint8") in [tl.dtype(n) for n in tl.dtype.UINT_TYPES]
+    assert [t.exponent_bias for t in (tl.float16, tl.bfloat16, tl.float32, tl.float64)] == [
+        15, 127, 127, 1023]
+    with pytest.raises(AttributeError, match="not a floating-point type"):
+        tl.int32.exponent_bias
+    assert tl.pi32_t == tl.pointer_type(tl.int32)

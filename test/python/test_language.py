@@ -159,3 +159,13 @@ def test_tutorial_cli_output_parses_with_tilec_opt(tutorial, kernel, signature, 
     again = subprocess.run([sys.executable, "-m", "tilec.tools.tilec_opt", str(stage)],
                            capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
+
+
+def test_interleave_and_cast_method_compile():
+    """tl.interleave (of tiles and of two scalars) and `x.cast(...)` compile to the GPU, as the
+    interpreter runs them (test_interpreter.py)."""
+    import interp_kernels
+    kernel = tilec.compile(interp_kernels.interleave_pairs,
+                           signature={"a": "*i32", "b": "*i32", "out": "*i32", "pair": "*i32"},
+                           constexprs={"N": 8}, stop_after="ptx")
+    assert "tile.join" in kernel.asm["tile"] and "st.global" in kernel.asm["ptx"]

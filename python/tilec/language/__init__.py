@@ -12,15 +12,16 @@ from tilec.language.builtins import (__all__ as _builtins, abs, associative_scan
 from tilec.language.core import (constexpr, constexpr_function, language_function,  # noqa: F401
                                  tensor)
 from tilec.language.dtypes import (bfloat16, block_type, dtype, float16, float32,  # noqa: F401
-                                   float64, int1, int8, int16, int32, int64, pointer_type, uint8,
-                                   uint16, uint32, uint64, void)
+                                   float64, int1, int8, int16, int32, int64, pi32_t, pointer_type,
+                                   uint8, uint16, uint32, uint64, void)
 from tilec.language.random import rand, randint, randint4x, randn  # noqa: F401
-from tilec.language.standard import (argmax, argmin, cdiv, cumprod, cumsum, max, min,  # noqa: F401
-                                     sigmoid, softmax, sum, swizzle2d, xor_sum)
+from tilec.language.standard import (argmax, argmin, cdiv, cumprod, cumsum,  # noqa: F401
+                                     interleave, max, min, sigmoid, softmax, sum, swizzle2d,
+                                     xor_sum)
 
 # Methods on tensors (`x.to(...)`, `x.sum(0)`), resolved by the frontend and the interpreter.
 TENSOR_METHODS = {
-    "to": cast, "reshape": reshape, "view": view, "ravel": ravel, "permute": permute,
+    "to": cast, "cast": cast, "reshape": reshape, "view": view, "ravel": ravel, "permute": permute,
     "trans": trans, "broadcast_to": broadcast_to, "expand_dims": expand_dims, "split": split,
     "sum": sum, "max": max, "min": min, "argmax": argmax, "argmin": argmin, "xor_sum": xor_sum,
     "cumsum": cumsum, "cumprod": cumprod, "sort": sort, "reduce": reduce,
@@ -30,7 +31,8 @@ TENSOR_METHODS = {
 
 __all__ = sorted({*_builtins, "constexpr", "constexpr_function", "language_function", "tensor",
                   "bfloat16", "block_type", "dtype", "float16", "float32", "float64", "int1",
-                  "int8", "int16", "int32", "int64", "pointer_type", "uint8", "uint16", "uint32",
-                  "uint64", "void", "rand", "randint", "randint4x", "randn", "argmax", "argmin",
-                  "cdiv", "cumprod", "cumsum", "max", "min", "sigmoid", "softmax", "sum",
-                  "swizzle2d", "xor_sum", "core", "dtypes", "semantic", "TENSOR_METHODS"})
+                  "int8", "int16", "int32", "int64", "pi32_t", "pointer_type", "uint8", "uint16",
+                  "uint32", "uint64", "void", "rand", "randint", "randint4x", "randn", "argmax",
+                  "argmin", "cdiv", "cumprod", "cumsum", "interleave", "max", "min", "sigmoid",
+                  "softmax", "sum", "swizzle2d", "xor_sum", "core", "dtypes", "semantic",
+                  "TENSOR_METHODS"})

@@ -20,8 +20,17 @@ class dtype:
              "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
              "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64",
              "void": "void"}
+    # Triton's lists of type names (its own spellings of the float types), for code that builds
+    # dtypes from them: tl.dtype("fp16") is tl.float16.
+    SINT_TYPES = list(SINT)
+    UINT_TYPES = list(UINT)
+    STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
+    FP_TYPES = list(STANDARD_FP_TYPES)
+    OTHER_TYPES = ["void"]
+    _ALIASES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
 
     def __init__(self, name: str):
+        name = self._ALIASES.get(name, name)
         if name not in self.SHORT:
             raise ValueError(f"unknown dtype '{name}'")
         self.name = name
@@ -76,6 +85,14 @@ class dtype:
     @property
     def fp_mantissa_width(self) -> int:
         return {"float16": 10, "bfloat16": 7, "float32": 23, "float64": 52}[self.name]
+
+    @property
+    def exponent_bias(self) -> int:
+        """2^(exponent bits - 1) - 1 of a float type (15 for fp16, 127 for bf16 and fp32)."""
+        if not self.is_floating():
+            raise AttributeError(f"{self.name} is not a floating-point type: no exponent bias")
+        exponent_bits = self.primitive_bitwidth - self.fp_mantissa_width - 1
+        return (1 << (exponent_bits - 1)) - 1
 
     @property
     def scalar(self) -> "dtype":
@@ -223,6 +240,7 @@ float16 = dtype("float16")
 bfloat16 = dtype("bfloat16")
 float32 = dtype("float32")
 float64 = dtype("float64")
+pi32_t = pointer_type(int32)  # Triton's name of the int32 pointer type
 
 ALL_SCALARS = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
                float32, float64)

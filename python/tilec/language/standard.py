@@ -27,6 +27,16 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
 
 
 @language_function
+def interleave(a, b):
+    """The elements of `a` and `b` alternating along the last dimension (a0, b0, a1, b1, ...):
+    join then merge the last two dimensions; scalars give a pair."""
+    c = tl.join(a, b)
+    if len(c.shape) == 1:
+        return c
+    return tl.reshape(c, c.shape[:-2] + [2 * c.shape[-2]])
+
+
+@language_function
 def swizzle2d(i, j, size_i, size_j, size_g):
     """Maps a row-major (i, j) in a size_i x size_j grid to grouped order (groups of size_g
     rows), as used for L2-friendly matmul tile orders."""
