@@ -181,3 +181,27 @@ def k_sum_of_scalar(x_ptr, n):
 def k_softmax_of_int(x_ptr):
     offs = tl.arange(0, 16)
     tl.store(x_ptr + offs, tl.softmax(offs))  # ERR
+
+
+@tilec.jit
+def k_expand_dims_bad_axis(x_ptr):
+    t = tl.expand_dims(tl.arange(0, 16), 2)  # ERR
+    tl.store(x_ptr + tl.arange(0, 16), tl.reshape(t, (16,)))
+
+
+@tilec.jit
+def k_expand_dims_duplicate_axes(x_ptr):
+    t = tl.expand_dims(tl.arange(0, 16), (0, -3))  # ERR
+    tl.store(x_ptr + tl.arange(0, 16), tl.reshape(t, (16,)))
+
+
+@tilec.jit
+def k_program_id_axis(x_ptr):
+    pid = tl.program_id(20)  # ERR
+    tl.store(x_ptr, pid)
+
+
+@tilec.jit
+def k_slice_index(x_ptr):
+    x = tl.arange(0, 16)[2:]  # ERR
+    tl.store(x_ptr + tl.arange(0, 16), x)

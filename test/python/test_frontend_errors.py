@@ -13,6 +13,7 @@ import pytest
 
 import kernels_errors as K
 import tilec
+from tilec.language.core import SemanticError
 
 
 def compile_tile(*args, **kwargs):
@@ -70,7 +71,11 @@ def assert_user_error(err: tilec.CompilationError) -> None:
     text = str(err)
     assert "internal compiler error" not in text.lower(), text
     assert "Traceback" not in text
-    assert err.__cause__ is None, f"a user error chained to an internal one: {err.__cause__!r}"
+    # The cause, as in Triton, is the language's own error saying the same (never a Python
+    # error from inside tilec).
+    assert err.__cause__ is None or (isinstance(err.__cause__, SemanticError) and
+                                     str(err.__cause__) in err.message), \
+        f"a user error chained to an internal one: {err.__cause__!r}"
 
 
 # name, token at the caret, what the message says it is
@@ -89,6 +94,10 @@ CASES = [
     ("k_loop_carried_type", "for", r"'acc'.*changes type.*int32.*float32"),
     ("k_undefined_name", "not_defined_anywhere", r"'not_defined_anywhere' is not defined"),
     ("k_kernel_return_in_loop", "return", r"`return` inside a loop"),
+    ("k_expand_dims_bad_axis", "tl.expand_dims", r"invalid axis 2 for a result of rank 2"),
+    ("k_expand_dims_duplicate_axes", "tl.expand_dims", r"duplicate axes \[0, -3\]"),
+    ("k_program_id_axis", "tl.program_id", r"program_id axis must be 0, 1, or 2 but got 20"),
+    ("k_slice_index", "tl.arange", r"unsupported tensor index slice\(2, None, None\)"),
 ]
 
 
@@ -215,3 +224,16 @@ def test_library_function_misuse_is_reported_at_the_user_line(name):
     err = compile_error(fn)
     assert os.path.samefile(err.filename, KERNEL_FILE), err.filename
     assert err.line == marker_line(fn)
+
+
+@pytest.mark.parametrize("name", ["k_program_id_axis", "k_slice_index", "k_dot_shape"])
+def test_the_cause_is_the_languages_error_saying_the_same(name, monkeypatch):
+    """As in Triton, a kernel error's __cause__ is the language's own error (what Triton's tests
+    read), in the compiler and in the interpreter alike."""
+    err = compile_error(getattr(K, name))
+    assert isinstance(err.__cause__, SemanticError) and str(err.__cause__) in err.message
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    import numpy as np
+    with pytest.raises(tilec.CompilationError) as interpreted:
+        getattr(K, name)[(1,)](np.zeros(16, np.float32))
+    assert str(interpreted.value.__cause__) == str(err.__cause__)

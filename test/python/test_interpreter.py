@@ -358,6 +358,20 @@ def test_kernel_mistakes_are_compilation_errors_at_the_line():
     assert "incompatible" in info.value.message
 
 
+@pytest.mark.parametrize("name, what", [("k_expand_dims_bad_axis", "invalid axis 2"),
+                                        ("k_expand_dims_duplicate_axes", "duplicate axes")])
+def test_expand_dims_axes_are_checked_alike_in_interpreter_and_compiler(name, what):
+    import kernels_errors
+    kernel = getattr(kernels_errors, name)
+    with pytest.raises(CompilationError) as interpreted:
+        kernel[(1,)](np.zeros(16, np.int32))
+    with pytest.raises(CompilationError) as compiled:
+        tilec.compile(kernel, signature={"x_ptr": "*i32"}, stop_after="tile")
+    assert what in compiled.value.message
+    assert interpreted.value.message.startswith(compiled.value.message)  # + the program id
+    assert interpreted.value.line == compiled.value.line
+
+
 @pytest.mark.parametrize("op, needs", [("exp", "a floating-point operand"),
                                        ("fma", "floating-point operands")])
 def test_float_only_math_on_ints_fails_alike_in_interpreter_and_compiler(op, needs):

@@ -136,8 +136,8 @@ class CodeGenerator(ast.NodeVisitor):
                 raise
             except ReturnInLoop as err:
                 raise self.error(err.node, str(err)) from None
-            except SemanticError as err:
-                raise self.error(node, str(err)) from None
+            except SemanticError as err:  # kept as the cause, as Triton keeps its errors
+                raise self.error(node, str(err)) from err
             except RecursionError:
                 raise self.error(node, "too deeply nested (recursive @tilec.jit calls?)") from None
             except Exception as err:  # a bug in tilec: still point at the kernel's line
@@ -502,20 +502,9 @@ class BoundMethod:
 
 
 def subscript_tensor(gen: CodeGenerator, node: ast.Subscript, x: tensor) -> tensor:
-    index = gen.visit(node.slice)
-    items = index if isinstance(index, tuple) else (index,)
-    result, dim = x, 0
-    for item in items:
-        if item is None:
-            result = semantic.expand_dims(result, dim)
-            dim += 1
-        elif isinstance(item, slice) and item == slice(None, None, None):
-            dim += 1
-        else:
-            raise gen.error(node, "tensors can be indexed with ':' and None only (e.g. "
-                                  "x[:, None]); use tl.gather or masks to select elements")
-    if dim > len(result.shape):
-        raise gen.error(node, f"too many indices for a block of shape {x.shape}")
+    result = x
+    for dim in shapes.subscript_axes(gen.visit(node.slice), x.shape):
+        result = semantic.expand_dims(result, dim)
     return result
 
 

@@ -70,7 +70,7 @@ def launch(fn, grid: tuple[int, int, int], bound: dict, specialization: tuple,
             state.pid = (x, y, z)
             fn.fn(*args)
     except SemanticError as err:
-        raise _at_kernel_line(err, state.pid) from None
+        raise _at_kernel_line(err, state.pid) from err
     finally:
         activate(None)
         arith.CHECK_OVERFLOW = saved_overflow

@@ -16,6 +16,7 @@ import numpy as np
 from tilec.interpreter import values
 from tilec.interpreter.values import Block, numpy_dtype
 from tilec.language import dtypes as T
+from tilec.language import shapes as lang_shapes
 from tilec.language.core import SemanticError, unwrap
 from tilec.language.semantic import (broadcast_shapes, check_floating, check_literal, check_umulhi,
                                      is_literal, literal_type, operand_type, promoted_type)
@@ -338,20 +339,10 @@ def umulhi(x, y) -> Block:
 
 
 def subscript(x: Block, index) -> Block:
-    items = index if isinstance(index, tuple) else (index,)
-    data, flags, dim = x.data, x.overflow, 0
-    for item in items:
-        if item is None:
-            data = np.expand_dims(data, dim)
-            flags = None if flags is None else np.expand_dims(flags, dim)
-            dim += 1
-        elif isinstance(item, slice) and item == slice(None):
-            dim += 1
-        else:
-            raise SemanticError("tensors can be indexed with ':' and None only (e.g. x[:, None]); "
-                                "use tl.gather or masks to select elements")
-    if dim > data.ndim:
-        raise SemanticError(f"too many indices for a block of shape {x.shape}")
+    data, flags = x.data, x.overflow
+    for dim in lang_shapes.subscript_axes(index, x.shape):
+        data = np.expand_dims(data, dim)
+        flags = None if flags is None else np.expand_dims(flags, dim)
     return Block(data, x.elem, flags, x.provenance)
 
 

@@ -110,11 +110,9 @@ IMPLEMENTATIONS["broadcast_to"] = broadcast_to_
 
 @implements
 def expand_dims(input, axis):
-    axes = _const(axis, "axis")
-    axes = [axes] if isinstance(axes, int) else list(axes)
     x = to_block(input)
     data = x.data
-    for a in sorted(a % (x.data.ndim + len(axes)) for a in axes):
+    for a in lang_shapes.expand_dims_axes(x.data.ndim, _const(axis, "axis")):
         data = np.expand_dims(data, a)
     return Block(data, x.elem, None, x.provenance)
 

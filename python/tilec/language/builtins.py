@@ -62,7 +62,7 @@ def dtype_value(value, what="dtype") -> dtype:
 def grid_axis(axis, what: str) -> int:
     axis = const_value(axis, "axis")
     if axis not in (0, 1, 2):
-        raise SemanticError(f"{what} axis must be 0, 1 or 2, got {axis}")
+        raise SemanticError(f"{what} axis must be 0, 1, or 2 but got {axis}")
     return axis
 
 
@@ -124,11 +124,8 @@ def broadcast_to(input, *shape, _semantic=None) -> tensor:
 
 @builtin
 def expand_dims(input, axis, _semantic=None) -> tensor:
-    axes = const_value(axis, "axis")
-    axes = [axes] if isinstance(axes, int) else list(axes)
     x = semantic.to_tensor(input)
-    rank = len(x.shape) + len(axes)
-    for a in sorted(a % rank for a in axes):
+    for a in shapes.expand_dims_axes(len(x.shape), const_value(axis, "axis")):
         x = semantic.expand_dims(x, a)
     return x
 

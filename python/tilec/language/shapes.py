@@ -96,6 +96,41 @@ def trans(x: tensor, dims=()) -> tensor:
     return permute(x, transpose_dims(x, dims))
 
 
+def subscript_axes(index, shape) -> list[int]:
+    """The dimensions `x[index]` inserts, in order (each `None` of the index; `:` keeps a
+    dimension). Anything else is an error, as in Triton."""
+    items = index if isinstance(index, tuple) else (index,)
+    inserted, dim = [], 0
+    for item in items:
+        if item is None:
+            inserted.append(dim)
+        elif not (isinstance(item, slice) and item == slice(None)):
+            raise SemanticError(f"unsupported tensor index {item!r}: tensors can be indexed with "
+                                "':' and None only (e.g. x[:, None]); use tl.gather or masks to "
+                                "select elements")
+        dim += 1
+    if dim > len(shape) + len(inserted):
+        raise SemanticError(f"too many indices for a block of shape {list(shape)}")
+    return inserted
+
+
+def expand_dims_axes(rank: int, axis) -> list[int]:
+    """The new dimensions of tl.expand_dims(x, axis) for an `x` of `rank`, ascending and
+    non-negative (negative axes count from the end of the result, as in Triton and NumPy)."""
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    new_rank = rank + len(axes)
+    found = []
+    for a in axes:
+        if not isinstance(a, int) or not -new_rank <= a < new_rank:
+            raise SemanticError(f"tl.expand_dims: invalid axis {a} for a result of rank {new_rank} "
+                                f"(axes run from {-new_rank} to {new_rank - 1})")
+        found.append(a % new_rank)
+    if len(set(found)) != len(found):
+        raise SemanticError(f"tl.expand_dims: duplicate axes {list(axes)} (each names one new "
+                            "dimension)")
+    return sorted(found)
+
+
 def check_join(a: tensor, b: tensor) -> None:
     if a.dtype != b.dtype:
         raise SemanticError(f"tl.join needs operands of one type, got {a.dtype} and {b.dtype}")
