@@ -183,3 +183,9 @@ def histogram_kernel(x_ptr, out_ptr, N: tl.constexpr, BINS: tl.constexpr):
 def sort_kernel(x_ptr, out_ptr, DESCENDING: tl.constexpr, M: tl.constexpr, N: tl.constexpr):
     offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
     tl.store(out_ptr + offs, tl.sort(tl.load(x_ptr + offs), descending=DESCENDING))
+
+
+@tilec.jit
+def shift_right(x_ptr, y_ptr, z_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(z_ptr + r, tl.load(x_ptr + r) >> tl.load(y_ptr + r))

@@ -180,3 +180,9 @@ def interleave_pairs(a, b, out, pair, N: tl.constexpr):
     tl.store(out + tl.arange(0, 2 * N), tl.interleave(x, tl.load(b + r)))
     tl.store(pair + tl.arange(0, 2), tl.interleave(tl.load(a), tl.load(b)))  # two scalars
     tl.store(pair + 2 + tl.arange(0, N), x.cast(tl.float32).to(tl.int32) + 1)
+
+
+@tilec.jit
+def shift_right(x_ptr, y_ptr, z_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    tl.store(z_ptr + r, tl.load(x_ptr + r) >> tl.load(y_ptr + r))

@@ -95,7 +95,7 @@ CASES = [
     ("k_undefined_name", "not_defined_anywhere", r"'not_defined_anywhere' is not defined"),
     ("k_kernel_return_in_loop", "return", r"`return` inside a loop"),
     ("k_expand_dims_bad_axis", "tl.expand_dims", r"invalid axis 2 for a result of rank 2"),
-    ("k_expand_dims_duplicate_axes", "tl.expand_dims", r"duplicate axes \[0, -3\]"),
+    ("k_expand_dims_duplicate_axes", "tl.expand_dims", r"duplicate axes, normalized axes = \[0, 0\]"),
     ("k_program_id_axis", "tl.program_id", r"program_id axis must be 0, 1, or 2 but got 20"),
     ("k_slice_index", "tl.arange", r"unsupported tensor index slice\(2, None, None\)"),
 ]

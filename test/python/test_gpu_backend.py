@@ -350,6 +350,20 @@ def test_data_movement_agrees_with_the_interpreter(op, monkeypatch):
     np.testing.assert_array_equal(gpu, interp)
 
 
+@pytest.mark.parametrize("x_type, y_type", [(np.int8, np.uint8), (np.uint8, np.int8),
+                                             (np.int32, np.uint32), (np.int16, np.int64)])
+def test_right_shifts_keep_the_left_operands_sign_as_the_interpreter(x_type, y_type,
+                                                                      monkeypatch):
+    """`x >> y` is arithmetic when x is signed, whatever y's type (as in Triton)."""
+    n = 256
+    x = RNG.integers(np.iinfo(x_type).min, np.iinfo(x_type).max, n, endpoint=True).astype(x_type)
+    bits = 8 * max(np.dtype(x_type).itemsize, np.dtype(y_type).itemsize)
+    y = RNG.integers(0, min(bits, 8 * np.dtype(x_type).itemsize), n).astype(y_type)
+    out = np.zeros(n, np.int64)  # the promoted result, extended as its signedness says
+    gpu, interp = run_both(G.shift_right, (1,), [x, y, out], 2, monkeypatch, BLOCK=n)
+    np.testing.assert_array_equal(gpu, interp)
+
+
 def test_random_numbers_are_bit_identical_to_the_interpreter(monkeypatch):
     n = 4096
     u, z, i = np.zeros(n, np.float32), np.zeros(n, np.float32), np.zeros(n, np.uint32)

@@ -510,3 +510,23 @@ def test_tritons_dtype_names_and_float_facts():
     with pytest.raises(AttributeError, match="not a floating-point type"):
         tl.int32.exponent_bias
     assert tl.pi32_t == tl.pointer_type(tl.int32)
+
+
+def test_a_signed_value_shifted_right_by_an_unsigned_amount_keeps_its_sign():
+    """int8 >> uint8 promotes to uint8 (Triton's rule) but shifts arithmetically, by the left
+    operand's signedness; uint8 >> int8 shifts logically. The compiler picks the same."""
+    x = np.array([-128, -1, -64, 127, 5, -5, 64, -100], np.int8)
+    y = np.array([1, 2, 3, 1, 1, 1, 6, 7], np.uint8)
+    z = np.zeros(8, np.uint8)
+    K.shift_right[(1,)](x, y, z, BLOCK=8)
+    np.testing.assert_array_equal(z.view(np.int8), x >> y.astype(np.int8))
+    z[:] = 0
+    K.shift_right[(1,)](x.view(np.uint8), y.view(np.int8), z, BLOCK=8)
+    np.testing.assert_array_equal(z, x.view(np.uint8) >> y)
+    signed = tilec.compile(K.shift_right, signature={"x_ptr": "*i8", "y_ptr": "*u8",
+                                                     "z_ptr": "*u8"},
+                           constexprs={"BLOCK": 8}, stop_after="tile").asm["tile"]
+    unsigned = tilec.compile(K.shift_right, signature={"x_ptr": "*u8", "y_ptr": "*i8",
+                                                       "z_ptr": "*u8"},
+                             constexprs={"BLOCK": 8}, stop_after="tile").asm["tile"]
+    assert "arith.shrsi" in signed and "arith.shrui" in unsigned

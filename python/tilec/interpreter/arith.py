@@ -19,7 +19,8 @@ from tilec.language import dtypes as T
 from tilec.language import shapes as lang_shapes
 from tilec.language.core import SemanticError, unwrap
 from tilec.language.semantic import (broadcast_shapes, check_floating, check_literal, check_umulhi,
-                                     is_literal, literal_type, operand_type, promoted_type)
+                                     is_literal, literal_type, operand_type, promoted_type,
+                                     signed_result)
 
 CHECK_OVERFLOW = True  # set by the launch from the interpreter's checks
 
@@ -175,6 +176,7 @@ def binary(op: str, a, b) -> Block:
             if not operand_type(x).is_int():
                 raise SemanticError(f"operator {op} needs integer operands, got "
                                     f"{operand_type(x)}")
+    signed = signed_result(op, a)
     a, b = promote(a, b, div_or_mod=op in ("//", "%"))
     ty = a.elem
     with _quiet():
@@ -185,7 +187,7 @@ def binary(op: str, a, b) -> Block:
             if op not in functions:
                 raise SemanticError(f"operator {op} is not defined for floating-point {ty}")
             return Block(functions[op](a.data, b.data).astype(a.data.dtype), ty)
-        data = _integer_op(op, a.data, b.data, ty)
+        data = _integer_op(op, a.data, b.data, ty, signed)
         flags = _merge(_flag_like(a, data.shape), _flag_like(b, data.shape))
         if CHECK_OVERFLOW and _signed32(ty) and op in _EXACT:
             exact = _EXACT[op](a.data.astype(np.int64), b.data.astype(np.int64))
@@ -193,7 +195,7 @@ def binary(op: str, a, b) -> Block:
     return Block(data, ty, flags)
 
 
-def _integer_op(op: str, x, y, ty: T.dtype):
+def _integer_op(op: str, x, y, ty: T.dtype, signed: bool | None = None):
     dt = x.dtype
     if op == "//":
         safe = np.where(y == 0, 1, y)
@@ -205,9 +207,13 @@ def _integer_op(op: str, x, y, ty: T.dtype):
     if op in ("<<", ">>"):
         width = ty.int_bitwidth
         shift = y.astype(np.int64) % max(width, 1) if width > 1 else y.astype(np.int64)
-        out = np.left_shift(x, shift.astype(dt)) if op == "<<" else \
-            np.right_shift(x, shift.astype(dt))
-        return out.astype(dt)
+        if op == "<<":
+            return np.left_shift(x, shift.astype(dt)).astype(dt)
+        if signed is not None and signed != (dt.kind == "i") and dt.kind in "iu":
+            # the other signedness of the same width: arithmetic or logical as asked
+            other = np.dtype(f"{'i' if signed else 'u'}{dt.itemsize}")
+            return np.right_shift(x.view(other), shift.astype(other)).view(dt)
+        return np.right_shift(x, shift.astype(dt)).astype(dt)
     if ty.is_bool():
         functions = {"+": np.logical_xor, "-": np.logical_xor, "*": np.logical_and,
                      "&": np.logical_and, "|": np.logical_or, "^": np.logical_xor}

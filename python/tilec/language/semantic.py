@@ -303,14 +303,26 @@ def binary(op: str, a, b) -> tensor:
             if not operand_type(x).is_int():
                 raise SemanticError(f"operator {op} needs integer operands, got "
                                     f"{operand_type(x)}")
+    signed = signed_result(op, a)
     a, b = promote(a, b, div_or_mod=op in ("//", "%"))
     ty = a.dtype
     if ty.is_floating():
         if op not in _FLOAT_OPS:
             raise SemanticError(f"operator {op} is not defined for floating-point {ty}")
         return tensor(_FLOAT_OPS[op](a.handle, b.handle), a.type)
-    table = _INT_OPS if op in _INT_OPS else (_SIGNED_OPS if ty.is_int_signed() else _UNSIGNED_OPS)
+    if signed is None:
+        signed = ty.is_int_signed()
+    table = _INT_OPS if op in _INT_OPS else (_SIGNED_OPS if signed else _UNSIGNED_OPS)
     return tensor(table[op](a.handle, b.handle), a.type)
+
+
+def signed_result(op: str, a) -> bool | None:
+    """For `>>`, whether the shift is arithmetic: as in Triton, by the left operand's own type
+    (a signed value shifted by an unsigned amount keeps its sign, in the promoted type); None
+    for the other operators (the promoted type decides)."""
+    if op != ">>":
+        return None
+    return operand_type(a).is_int_signed()
 
 
 def truediv(a, b, approximate: bool = True) -> tensor:

@@ -126,8 +126,8 @@ def expand_dims_axes(rank: int, axis) -> list[int]:
                                 f"(axes run from {-new_rank} to {new_rank - 1})")
         found.append(a % new_rank)
     if len(set(found)) != len(found):
-        raise SemanticError(f"tl.expand_dims: duplicate axes {list(axes)} (each names one new "
-                            "dimension)")
+        raise SemanticError(f"tl.expand_dims: duplicate axes, normalized axes = {found} (from "
+                            f"{list(axes)}: each names one new dimension)")
     return sorted(found)
 
 
