@@ -186,3 +186,12 @@ def interleave_pairs(a, b, out, pair, N: tl.constexpr):
 def shift_right(x_ptr, y_ptr, z_ptr, BLOCK: tl.constexpr):
     r = tl.arange(0, BLOCK)
     tl.store(z_ptr + r, tl.load(x_ptr + r) >> tl.load(y_ptr + r))
+
+
+@tilec.jit
+def where_pointers(a_ptr, b_ptr, cond_ptr, out_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    chosen = tl.where(tl.load(cond_ptr + r) != 0, a_ptr + r, b_ptr + r)  # pointer tensors
+    tl.store(out_ptr + r, tl.load(chosen))
+    scalar = tl.where(tl.load(cond_ptr) != 0, a_ptr, b_ptr)  # two pointer arguments
+    tl.store(out_ptr + N + r, tl.load(scalar + r))

@@ -364,6 +364,17 @@ def test_right_shifts_keep_the_left_operands_sign_as_the_interpreter(x_type, y_t
     np.testing.assert_array_equal(gpu, interp)
 
 
+def test_where_between_pointers_agrees_with_the_interpreter(monkeypatch):
+    import interp_kernels
+    a, b = make(np.int32, 64), make(np.int32, 64)
+    cond = RNG.integers(0, 2, 64).astype(np.int32)
+    out = np.zeros(128, np.int32)
+    gpu, interp = run_both(interp_kernels.where_pointers, (1,), [a, b, cond, out], 3,
+                           monkeypatch, N=64)
+    np.testing.assert_array_equal(gpu, interp)
+    np.testing.assert_array_equal(gpu[:64], np.where(cond != 0, a, b))
+
+
 def test_random_numbers_are_bit_identical_to_the_interpreter(monkeypatch):
     n = 4096
     u, z, i = np.zeros(n, np.float32), np.zeros(n, np.float32), np.zeros(n, np.uint32)

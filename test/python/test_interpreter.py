@@ -530,3 +530,26 @@ def test_a_signed_value_shifted_right_by_an_unsigned_amount_keeps_its_sign():
                                                        "z_ptr": "*u8"},
                              constexprs={"BLOCK": 8}, stop_after="tile").asm["tile"]
     assert "arith.shrsi" in signed and "arith.shrui" in unsigned
+
+
+def test_where_chooses_between_pointers_into_two_arguments():
+    """tl.where of two pointer tensors (or two pointer arguments) keeps the pointer type, and
+    the interpreter resolves each chosen pointer in its own argument; two pointer types, or a
+    pointer and an integer, are an error."""
+    a = np.arange(8, dtype=np.int32) + 100
+    b = np.arange(8, dtype=np.int32) + 200
+    cond = np.array([1, 0, 1, 0, 0, 1, 1, 0], np.int32)
+    out = np.zeros(16, np.int32)
+    K.where_pointers[(1,)](a, b, cond, out, N=8)
+    np.testing.assert_array_equal(out[:8], np.where(cond != 0, a, b))
+    np.testing.assert_array_equal(out[8:], a)
+
+    @tilec.jit
+    def mixed(a_ptr, out_ptr):
+        p = tl.where(tl.program_id(0) == 0, a_ptr, 0)
+        tl.store(out_ptr, tl.load(p))
+
+    with pytest.raises(CompilationError, match="two pointers of one type"):
+        mixed[(1,)](a, out)
+    with pytest.raises(CompilationError, match="two pointers of one type"):
+        tilec.compile(mixed, signature={"a_ptr": "*i32", "out_ptr": "*i32"}, stop_after="tile")

@@ -20,7 +20,7 @@ from tilec.language import shapes as lang_shapes
 from tilec.language.core import SemanticError, unwrap
 from tilec.language.semantic import (broadcast_shapes, check_floating, check_literal, check_umulhi,
                                      is_literal, literal_type, operand_type, promoted_type,
-                                     signed_result)
+                                     selects_pointers, signed_result)
 
 CHECK_OVERFLOW = True  # set by the launch from the interpreter's checks
 
@@ -282,14 +282,16 @@ def compare(op: str, a, b) -> Block:
 
 def where(cond, x, y) -> Block:
     cond = cast(to_block(cond), T.int1)
-    x, y = promote(x, y)
+    x, y = (to_block(x), to_block(y)) if selects_pointers(x, y) else promote(x, y)
     cond, x, y = broadcast_all(cond, x, y)
     flags = None
     if x.overflow is not None or y.overflow is not None:
         fx = x.overflow if x.overflow is not None else np.zeros(x.data.shape, bool)
         fy = y.overflow if y.overflow is not None else np.zeros(y.data.shape, bool)
         flags = np.where(cond.data, fx, fy)
-    provenance = x.provenance if x.provenance is not None else y.provenance
+    # pointers into two arguments have no single provenance (memory resolves them per lane)
+    provenance = x.provenance if y.provenance in (None, x.provenance) else \
+        y.provenance if x.provenance is None else None
     return Block(np.where(cond.data, x.data, y.data), x.elem, flags, provenance)
 
 

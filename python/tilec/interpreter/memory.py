@@ -134,6 +134,23 @@ class Memory:
         offsets = (addresses - np.uint64(buffer.lo)).astype(np.int64)
         return buffer, offsets
 
+    def _split_by_buffer(self, ptr: Block, active) -> list[tuple[Block, np.ndarray]] | None:
+        """A pointer block of no single provenance (tl.where between pointers of two
+        arguments) whose active lanes point into several arguments: (the block with one
+        argument's provenance, the lanes pointing into it) per argument; None otherwise."""
+        if ptr.provenance is not None or not np.ndim(ptr.data):
+            return None
+        addresses = np.broadcast_to(ptr.data, active.shape).astype(np.uint64)
+        owner = np.full(active.shape, -1)
+        for index, buffer in enumerate(self.buffers):
+            inside = active & (addresses >= buffer.lo) & (addresses < buffer.lo + buffer.nbytes)
+            owner[inside & (owner < 0)] = index
+        found = np.unique(owner[active & (owner >= 0)])
+        if len(found) < 2:
+            return None
+        return [(Block(ptr.data, ptr.elem, ptr.overflow, int(index)), active & (owner == index))
+                for index in found] + [(ptr, active & (owner < 0))]
+
     def _buffer_containing(self, addresses) -> Buffer | None:
         if addresses.size == 0:
             return self.buffers[0] if self.buffers else None
@@ -178,6 +195,12 @@ class Memory:
             np.array(np.broadcast_to(other.data, shape), dtype=numpy_dtype(elem))
         if not active.any():
             return Block(result, elem)
+        parts = self._split_by_buffer(ptr, active)
+        if parts is not None:
+            for part, lanes in parts:
+                loaded = self.load(part, Block(lanes, T.int1), None, where)
+                result[lanes] = loaded.data[lanes]
+            return Block(result, elem)
         buffer, offsets = self._resolve(ptr, active, "load", where)
         size = numpy_dtype(elem).itemsize
         self._check_bounds(buffer, offsets, size, active, "load", where)
@@ -192,6 +215,11 @@ class Memory:
         shape = ptr.data.shape
         active = np.ones(shape, bool) if mask is None else np.broadcast_to(mask.data, shape)
         if not active.any():
+            return
+        parts = self._split_by_buffer(ptr, active)
+        if parts is not None:
+            for part, lanes in parts:
+                self.store(part, value, Block(lanes, T.int1), pid, where)
             return
         buffer, offsets = self._resolve(ptr, active, "store", where)
         size = numpy_dtype(elem).itemsize

@@ -390,9 +390,21 @@ def compare(op: str, a, b) -> tensor:
     return tensor(arith.cmpi(getattr(arith.CmpIPredicate, table[op]), a.handle, b.handle), result)
 
 
+def selects_pointers(x, y) -> bool:
+    """Whether tl.where chooses between pointers, which need one pointer type (no promotion);
+    shared by the compiler and the interpreter."""
+    tx, ty = operand_type(x), operand_type(y)
+    if not (tx.is_ptr() or ty.is_ptr()):
+        return False
+    if tx != ty:
+        raise SemanticError(f"tl.where between a pointer and another type needs two pointers of "
+                            f"one type, got {tx} and {ty}")
+    return True
+
+
 def where(cond, x, y) -> tensor:
     cond = cast(to_tensor(cond), T.int1)
-    x, y = promote(x, y)
+    x, y = (to_tensor(x), to_tensor(y)) if selects_pointers(x, y) else promote(x, y)
     cond, x, y = broadcast_all(cond, x, y)
     return tensor(arith.select(cond.handle, x.handle, y.handle), x.type)
 
