@@ -553,3 +553,29 @@ def test_where_chooses_between_pointers_into_two_arguments():
         mixed[(1,)](a, out)
     with pytest.raises(CompilationError, match="two pointers of one type"):
         tilec.compile(mixed, signature={"a_ptr": "*i32", "out_ptr": "*i32"}, stop_after="tile")
+
+
+@pytest.mark.parametrize("x_type, y_type, op, message", [
+    ("*fp32", "*i32", "&", "invalid operands of type float32 and int32: operator & needs integer"),
+    ("*i8", "*u8", "//", "Cannot use /, // or % with int8 and uint8 because they have different "
+                         "signedness"),
+])
+def test_operand_type_errors_say_what_triton_says_in_both(x_type, y_type, op, message):
+    """Bitwise ops of floats and divisions of mixed signedness: Triton's wording, one check
+    for the compiler and the interpreter."""
+    @tilec.jit
+    def bad(x_ptr, y_ptr, OP: tl.constexpr):
+        x = tl.load(x_ptr + tl.arange(0, 8))
+        y = tl.load(y_ptr + tl.arange(0, 8))
+        if OP == "&":
+            z = x & y
+        else:
+            z = x // y
+        tl.store(x_ptr + tl.arange(0, 8), z)
+
+    with pytest.raises(CompilationError, match=message):
+        tilec.compile(bad, signature={"x_ptr": x_type, "y_ptr": y_type}, constexprs={"OP": op},
+                      stop_after="tile")
+    host = {"*fp32": np.float32, "*i32": np.int32, "*i8": np.int8, "*u8": np.uint8}
+    with pytest.raises(CompilationError, match=message):
+        bad[(1,)](np.ones(8, host[x_type]), np.ones(8, host[y_type]), OP=op)

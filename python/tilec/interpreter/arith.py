@@ -18,9 +18,10 @@ from tilec.interpreter.values import Block, numpy_dtype
 from tilec.language import dtypes as T
 from tilec.language import shapes as lang_shapes
 from tilec.language.core import SemanticError, unwrap
-from tilec.language.semantic import (broadcast_shapes, check_floating, check_literal, check_umulhi,
-                                     is_literal, literal_type, operand_type, promoted_type,
-                                     selects_pointers, signed_result)
+from tilec.language.semantic import (broadcast_shapes, check_bitwise, check_floating,
+                                     check_literal, check_umulhi, is_literal, literal_type,
+                                     operand_type, promoted_type, selects_pointers,
+                                     signed_result)
 
 CHECK_OVERFLOW = True  # set by the launch from the interpreter's checks
 
@@ -171,11 +172,7 @@ def binary(op: str, a, b) -> Block:
     b_ptr = isinstance(b, Block) and b.elem.is_ptr()
     if a_ptr and op in ("+", "-") or b_ptr and op == "+":
         return pointer_arith(op, a, b)
-    if op in ("&", "|", "^", "<<", ">>"):
-        for x in (a, b):
-            if not operand_type(x).is_int():
-                raise SemanticError(f"operator {op} needs integer operands, got "
-                                    f"{operand_type(x)}")
+    check_bitwise(op, a, b)
     signed = signed_result(op, a)
     a, b = promote(a, b, div_or_mod=op in ("//", "%"))
     ty = a.elem

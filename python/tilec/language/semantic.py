@@ -174,8 +174,8 @@ def computation_type(a: dtype, a_literal: bool, b: dtype, b_literal: bool,
     if not (a.is_int() and b.is_int()):
         raise SemanticError(f"unsupported operand types {a} and {b}")
     if div_or_mod and a.is_int_signed() != b.is_int_signed():
-        raise SemanticError(f"cannot use /, // or % with {a} and {b}: their signedness differs; "
-                            "cast one of them first")
+        raise SemanticError(f"Cannot use /, // or % with {a} and {b} because they have different "
+                            "signedness; cast one of them first")
     return integer_promote(a, b)
 
 
@@ -298,11 +298,7 @@ def binary(op: str, a, b) -> tensor:
         return _pointer_arith(op, a, b)
     if op == "/":
         return truediv(a, b)
-    if op in ("&", "|", "^", "<<", ">>"):
-        for x in (a, b):
-            if not operand_type(x).is_int():
-                raise SemanticError(f"operator {op} needs integer operands, got "
-                                    f"{operand_type(x)}")
+    check_bitwise(op, a, b)
     signed = signed_result(op, a)
     a, b = promote(a, b, div_or_mod=op in ("//", "%"))
     ty = a.dtype
@@ -314,6 +310,15 @@ def binary(op: str, a, b) -> tensor:
         signed = ty.is_int_signed()
     table = _INT_OPS if op in _INT_OPS else (_SIGNED_OPS if signed else _UNSIGNED_OPS)
     return tensor(table[op](a.handle, b.handle), a.type)
+
+
+def check_bitwise(op: str, a, b) -> None:
+    """& | ^ << >> take integers (Triton's wording, with what the operator needs); shared by the
+    compiler and the interpreter."""
+    if op in ("&", "|", "^", "<<", ">>") and not all(
+            operand_type(x).is_int() for x in (a, b)):
+        raise SemanticError(f"invalid operands of type {operand_type(a)} and {operand_type(b)}: "
+                            f"operator {op} needs integer operands")
 
 
 def signed_result(op: str, a) -> bool | None:
