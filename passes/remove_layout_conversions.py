@@ -68,8 +68,9 @@ class _Rematerializer:
     def __init__(self):
         self.done: dict[tuple, ir.Value] = {}
         self.retired: list[ir.Operation] = []
-        # Values of at most this many elements that cannot be recomputed are converted
-        # instead (set per conversion being removed: see remove_conversions).
+        # Values of at most this many elements that cannot be recomputed are loaded again in
+        # the wanted layout (loads) or converted (others) instead (set per conversion being
+        # removed: see remove_conversions).
         self.small = 0
 
     def retire(self, op: ir.Operation) -> None:
@@ -141,8 +142,9 @@ class _Rematerializer:
         """A small load (at most `small` elements: a row statistic) issued again in `layout`,
         right after the original, from its pointers (and mask and other) recomputed there, so
         no data crosses threads: threads holding the same element read the same address (one
-        transaction, from L1). Not for volatile loads, and not when the pointers are
-        themselves loaded or computed from loads."""
+        transaction, from L1). Not for volatile loads. Pointers (or masks) computed from
+        another load are recomputed from that load issued again the same way when it is small
+        too; otherwise nothing is issued again and None is returned."""
         if _elements(value) > self.small or ir.BoolAttr(op.attributes["is_volatile"]).value:
             return None
         operands = [self.value_in(v, layout, free=False) for v in op.operands]
