@@ -189,3 +189,58 @@ def sort_kernel(x_ptr, out_ptr, DESCENDING: tl.constexpr, M: tl.constexpr, N: tl
 def shift_right(x_ptr, y_ptr, z_ptr, BLOCK: tl.constexpr):
     r = tl.arange(0, BLOCK)
     tl.store(z_ptr + r, tl.load(x_ptr + r) >> tl.load(y_ptr + r))
+
+
+@tilec.jit
+def block_ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                     BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ B through block pointers: edge tiles masked by boundary_check, the pointers
+    carried by the K loop and moved with tl.advance; C row-major, built N-fastest."""
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    a = tl.make_block_ptr(a_ptr, (M, K), (stride_am, stride_ak), (pm * BM, 0), (BM, BK), (1, 0))
+    b = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, stride_bn), (0, pn * BN), (BK, BN), (0, 1))
+    acc = tl.zeros((BM, BN), tl.float32)
+    for _ in range(0, K, BK):
+        acc += tl.dot(tl.load(a, boundary_check=(0, 1), padding_option="zero"),
+                      tl.load(b, boundary_check=(0, 1), padding_option="zero"))
+        a = tl.advance(a, (0, BK))
+        b = tl.advance(b, (BK, 0))
+    c = tl.make_block_ptr(c_ptr, (M, N), (N, 1), (pm * BM, pn * BN), (BM, BN), (1, 0))
+    tl.store(c, acc, boundary_check=(0, 1))
+
+
+@tilec.jit
+def block_ptr_padding(x_ptr, out_ptr, n, start, CHECK: tl.constexpr, PAD: tl.constexpr,
+                      BLOCK: tl.constexpr):
+    """One 1-d block at `start` of an `n`-element vector: with CHECK the lanes outside
+    [0, n) read PAD's value; written back through a block pointer over `out` (n + BLOCK
+    elements) at `start + BLOCK`, also bounded when CHECK."""
+    x = tl.make_block_ptr(x_ptr, (n,), (1,), (start,), (BLOCK,), (0,))
+    if CHECK:
+        v = tl.load(x, boundary_check=(0,), padding_option=PAD)
+        tl.store(tl.make_block_ptr(out_ptr, (n + BLOCK,), (1,), (start + BLOCK,), (BLOCK,), (0,)),
+                 v, boundary_check=0)
+    else:
+        v = tl.load(x)
+        tl.store(tl.make_block_ptr(out_ptr, (n + BLOCK,), (1,), (start + BLOCK,), (BLOCK,), (0,)),
+                 v)
+
+
+@tilec.jit
+def carried_structures(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """A loop carrying a tuple (a sum and a product) and a block pointer rebound in a runtime
+    `if`: each trip adds block i of x to the sum, multiplies the product by 2, and moves the
+    block pointer by one block (two when the block's first element is negative)."""
+    acc = (tl.zeros((BLOCK,), tl.float32), 1.0)
+    p = tl.make_block_ptr(x_ptr, (n,), (1,), (0,), (BLOCK,), (0,))
+    i = 0
+    while i < n // BLOCK:
+        v = tl.load(p, boundary_check=(0,))
+        acc = (acc[0] + v, acc[1] * 2.0)
+        if tl.sum(tl.where(tl.arange(0, BLOCK) == 0, v, 0.0)) < 0:
+            p = tl.advance(p, (2 * BLOCK,))
+            i += 2
+        else:
+            p = tl.advance(p, (BLOCK,))
+            i += 1
+    tl.store(out_ptr + tl.arange(0, BLOCK), acc[0] * acc[1])

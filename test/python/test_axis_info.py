@@ -129,6 +129,23 @@ def test_addi_keeps_divisibility_of_shorter_runs_honest():
     assert facts(x) == ([1], [1], [1])  # reshape forgets; the sum of unknowns is unknown
 
 
+def test_a_reshape_that_only_adds_or_drops_unit_dimensions_keeps_the_facts():
+    """[128] -> [1, 128] -> [128, 1] -> [128]: the dimension of size 128 keeps its run and
+    divisibility; along a unit dimension every element is a run of its own. A reshape that merges dimensions
+    (the test above) forgets."""
+    [row, col, back] = returned(
+        f"""{RANGE}
+        %row = "tile.reshape"(%r) {{allow_reorder = false}} : (tensor<128xi32>) -> tensor<1x128xi32>
+        %col = "tile.reshape"(%row) {{allow_reorder = false}} : (tensor<1x128xi32>) -> tensor<128x1xi32>
+        %back = "tile.reshape"(%col) {{allow_reorder = false}} : (tensor<128x1xi32>) -> tensor<128xi32>
+        return %row, %col, %back : tensor<1x128xi32>, tensor<128x1xi32>, tensor<128xi32>""",
+        results="tensor<1x128xi32>, tensor<128x1xi32>, tensor<128xi32>")
+    # along the unit dimension, each element alone: 0, 1, 2, ... divide by 1
+    assert facts(row) == ([1, 128], [1, MAX], [1, 1])
+    assert facts(col) == ([128, 1], [MAX, 1], [1, 1])
+    assert facts(back) == ([128], [MAX], [1])
+
+
 def test_add_contiguous_plus_blockwise_constant():
     [x] = returned(
         """%a = "tile.make_range"() {end = 8 : i32, start = 0 : i32} : () -> tensor<8xi32>

@@ -434,3 +434,37 @@ def test_sort_unsigned_orders_high_values_last(descending, dtype, monkeypatch):
     expected = expected[:, ::-1] if descending else expected
     np.testing.assert_array_equal(interp.reshape(4, 64), expected)
     np.testing.assert_array_equal(gpu, interp)
+
+
+def test_block_pointer_matmul_on_the_gpu_agrees_with_numpy():
+    """tl.make_block_ptr / tl.advance / boundary_check: partial edge tiles in every dimension,
+    B K-major (its strides say so), fp16 in, fp32 out."""
+    M, N, K = 200, 136, 120
+    a = RNG.standard_normal((M, K)).astype(np.float16)
+    b_t = RNG.standard_normal((N, K)).astype(np.float16)  # B = b_t.T: strides (1, K)
+    c = cupy.full(M * N + 64, -7.0, cupy.float32)
+    G.block_ptr_matmul[(4, 3)](cupy.asarray(a), cupy.asarray(b_t), c, M, N, K, K, 1, 1, K,
+                               BM=64, BN=64, BK=32)
+    out = cupy.asnumpy(c)
+    ref = a.astype(np.float32) @ b_t.T.astype(np.float32)
+    np.testing.assert_allclose(out[:M * N].reshape(M, N), ref, rtol=1e-2, atol=1e-2)
+    assert (out[M * N:] == -7.0).all()
+
+
+@pytest.mark.parametrize("check, pad, start", [(True, "zero", -3), (True, "nan", 5),
+                                               (False, "", 2)])
+def test_block_pointer_padding_agrees_with_the_interpreter(check, pad, start, monkeypatch):
+    n, BLOCK = 12, 8
+    x = np.arange(1, n + 1, dtype=np.float32)
+    out = np.full(n + BLOCK, -1.0, np.float32)
+    gpu, interp = run_both(G.block_ptr_padding, (1,), [x, out, n, start], 1, monkeypatch,
+                           CHECK=check, PAD=pad, BLOCK=BLOCK)
+    np.testing.assert_array_equal(gpu, interp)
+
+
+def test_loops_carrying_tuples_and_block_pointers_agree_with_the_interpreter(monkeypatch):
+    x = np.array([1, -1, 2, 3, -5, 1, 2, 2] * 6, np.float32) + np.arange(48, dtype=np.float32)
+    x[16] = -3.0
+    out = np.zeros(8, np.float32)
+    gpu, interp = run_both(G.carried_structures, (1,), [x, out, len(x)], 1, monkeypatch, BLOCK=8)
+    np.testing.assert_array_equal(gpu, interp)

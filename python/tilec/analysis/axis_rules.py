@@ -124,9 +124,23 @@ def _trans(a, op):
 @rule("tile.reshape")
 def _reshape(a, op):
     src = a.get(op.operands[0])
-    if src.constant is None:
-        return None
-    return AxisInfo.uniform(shape_of(op.result.type), 1, src.constant)
+    src_shape, shape = shape_of(op.operands[0].type), shape_of(op.result.type)
+    if src.constant is not None:
+        return AxisInfo.uniform(shape, 1, src.constant)
+    kept = [d for d, n in enumerate(src_shape) if n != 1]
+    if [src_shape[d] for d in kept] != [n for n in shape if n != 1]:
+        return None  # dimensions merged or split: no facts kept
+    # Only dimensions of size 1 come or go: the others keep their facts, in order; along a
+    # new dimension of size 1 every element starts a run (as for expand_dims).
+    every = src.element_divisibility(unit_bytes(op.operands[0].type))
+    facts = iter(kept)
+    contig, div, const = [], [], []
+    for n in shape:
+        d = next(facts) if n != 1 else None
+        contig.append(1 if d is None else src.contiguity[d])
+        div.append(every if d is None else src.divisibility[d])
+        const.append(1 if d is None else src.constancy[d])
+    return AxisInfo(tuple(contig), tuple(div), tuple(const), None)
 
 
 @rule("tilegpu.convert_layout")

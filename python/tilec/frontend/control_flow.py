@@ -16,6 +16,7 @@ from mlir.dialects import scf
 
 from tilec.language import dtypes as T
 from tilec.language import semantic
+from tilec.language.block_pointer import block_pointer
 from tilec.language.core import RangeSpec, SemanticError, tensor, unwrap
 
 _MISSING = object()
@@ -42,6 +43,13 @@ class _Merger:
     def merge(self, what: str, a: Any, b: Any) -> Any:
         if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):
             return tuple(self.merge(f"{what}[{i}]", x, y) for i, (x, y) in enumerate(zip(a, b)))
+        if isinstance(a, block_pointer) or isinstance(b, block_pointer):
+            if not (isinstance(a, block_pointer) and a.same_static(b)):
+                raise SemanticError(f"{what} is a block pointer in one branch of a runtime `if` "
+                                    f"and {b!r} in the other; give both the same block shape "
+                                    "and order")
+            return _Structure(a, [self.merge(f"{what}", x, y)
+                                  for x, y in zip(a.fields(), b.fields())])
         a_tensor, b_tensor = isinstance(a, tensor), isinstance(b, tensor)
         if not a_tensor and not b_tensor:
             if type(a) is type(b) and a == b:
@@ -75,11 +83,20 @@ class _Merger:
             return semantic.constant(unwrap(v), ty).handle
 
 
+@dataclass
+class _Structure:
+    """A block pointer whose fields were merged: rebuilt from the `scf.if` results."""
+    like: Any
+    fields: list
+
+
 def _resolve(value: Any, results: list[ir.Value]) -> Any:
     if isinstance(value, _Slot):
         return tensor(results[value.index], value.type)
     if isinstance(value, tuple):
         return tuple(_resolve(v, results) for v in value)
+    if isinstance(value, _Structure):
+        return value.like.with_fields([_resolve(v, results) for v in value.fields])
     return value
 
 
@@ -184,36 +201,87 @@ def assigned_names(stmts: list[ast.stmt]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _carried(gen, body: list[ast.stmt], exclude: set[str]) -> list[tuple[str, tensor]]:
-    """Names the body rebinds that exist before the loop, with their initial tensors."""
+def _leaves(value) -> list:
+    """The run-time parts of a value a loop carries: the value itself (a tensor or a number),
+    or those of each element of a tuple or field of a block pointer; other compile-time values
+    (dtypes, strings, None, ...) are not carried."""
+    if isinstance(value, tuple):
+        return [leaf for v in value for leaf in _leaves(v)]
+    if isinstance(value, block_pointer):
+        return _leaves(value.fields())
+    return [value] if isinstance(value, tensor) or semantic.is_literal(value) else []
+
+
+def _rebuild(value, leaves):
+    """`value` with its run-time parts taken, in order, from the iterator `leaves`."""
+    if isinstance(value, tuple):
+        return tuple(_rebuild(v, leaves) for v in value)
+    if isinstance(value, block_pointer):
+        return value.with_fields(_rebuild(value.fields(), leaves))
+    return next(leaves) if isinstance(value, tensor) or semantic.is_literal(value) else value
+
+
+def _same_structure(a, b) -> bool:
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(map(_same_structure, a, b))
+    if isinstance(a, block_pointer):
+        return a.same_static(b) and _same_structure(a.fields(), b.fields())
+    if isinstance(a, tensor) or semantic.is_literal(a):
+        return isinstance(b, tensor) or semantic.is_literal(b)
+    return type(a) is type(b) and a == b
+
+
+@dataclass
+class _Carried:
+    """A name a loop rebinds: its value before the loop and that value's run-time parts."""
+    name: str
+    init: Any
+    leaves: list  # tensors
+
+
+def _carried(gen, body: list[ast.stmt], exclude: set[str]) -> list[_Carried]:
+    """Names the body rebinds that exist before the loop, with their initial values."""
     carried = []
     for name in assigned_names(body):
         if name in exclude or name not in gen.scope:
             continue
         value = gen.scope[name]
-        if isinstance(value, tensor):
-            carried.append((name, value))
-        elif semantic.is_literal(value):
-            carried.append((name, semantic.to_tensor(value)))
+        leaves = [semantic.to_tensor(v) for v in _leaves(value)]
+        if leaves:
+            carried.append(_Carried(name, value, leaves))
     return carried
 
 
-def _loop_results(gen, node: ast.AST, carried, kind: str) -> list[ir.Value]:
+def _carried_values(carried: list[_Carried]) -> list[tensor]:
+    return [leaf for c in carried for leaf in c.leaves]
+
+
+def _bind(gen, carried: list[_Carried], values) -> None:
+    """Bind each carried name to its value rebuilt from the IR values `values`."""
+    values = iter(values)
+    for c in carried:
+        leaves = iter([tensor(next(values), leaf.type) for leaf in c.leaves])
+        gen.scope[c.name] = _rebuild(c.init, leaves)
+
+
+def _loop_results(gen, node: ast.AST, carried: list[_Carried], kind: str) -> list[ir.Value]:
     values = []
-    for name, init in carried:
-        now = gen.scope.get(name)
-        if not isinstance(now, tensor):
-            if semantic.is_literal(now):
-                now = semantic.constant(unwrap(now), init.type)
-            else:
-                raise gen.error(node, f"loop-carried variable '{name}' becomes {now!r} in the "
-                                      f"{kind} body; it must stay a {init.type}")
-        if now.type != init.type:
-            raise gen.error(node, f"loop-carried variable '{name}' changes type in the {kind} "
-                                  f"body: it is {init.type} before the loop and {now.type} after "
-                                  f"one iteration; give it its loop type before the loop (e.g. "
-                                  f"tl.zeros(shape, dtype), or 0.0 for a float)")
-        values.append(now.handle)
+    for c in carried:
+        now = gen.scope.get(c.name)
+        if not _same_structure(c.init, now):
+            raise gen.error(node, f"loop-carried variable '{c.name}' becomes {now!r} in the "
+                                  f"{kind} body; it must keep the form it has before the loop "
+                                  f"({c.init!r})")
+        for init, leaf in zip(c.leaves, _leaves(now)):
+            if not isinstance(leaf, tensor):
+                leaf = semantic.constant(unwrap(leaf), init.type)
+            if leaf.type != init.type:
+                raise gen.error(node, f"loop-carried variable '{c.name}' changes type in the "
+                                      f"{kind} body: it is {init.type} before the loop and "
+                                      f"{leaf.type} after one iteration; give it its loop type "
+                                      f"before the loop (e.g. tl.zeros(shape, dtype), or 0.0 "
+                                      f"for a float)")
+            values.append(leaf.handle)
     return values
 
 
@@ -249,35 +317,33 @@ def _scf_for(gen, node: ast.For, spec: RangeSpec) -> None:
     index_type = T.int64 if any(b.dtype.int_bitwidth == 64 for b in bounds) else T.int32
     lb, ub, st = (semantic.cast(b, index_type) for b in bounds)
     carried = _carried(gen, node.body, {node.target.id})
-    loop = scf.ForOp(lb.handle, ub.handle, st.handle, [v.handle for _, v in carried])
+    loop = scf.ForOp(lb.handle, ub.handle, st.handle,
+                     [v.handle for v in _carried_values(carried)])
     for key, value in (spec.attributes or {}).items():
         loop.attributes[f"tile.{key}"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32),
                                                             value)
     saved = gen.scope
     gen.scope = dict(saved)
     gen.scope[node.target.id] = tensor(loop.induction_variable, index_type)
-    for (name, init), arg in zip(carried, loop.inner_iter_args):
-        gen.scope[name] = tensor(arg, init.type)
+    _bind(gen, carried, loop.inner_iter_args)
     with ir.InsertionPoint(loop.body):
         gen.visit_block(node.body)
         scf.YieldOp(_loop_results(gen, node, carried, "loop"))
     gen.scope = saved
-    for (name, init), result in zip(carried, loop.results):
-        gen.scope[name] = tensor(result, init.type)
+    _bind(gen, carried, loop.results)
 
 
 def visit_while(gen, node: ast.While) -> None:
     if node.orelse:
         raise gen.error(node, "`while ... else` is not supported in kernels")
     carried = _carried(gen, node.body, set())
-    types = [v.type for _, v in carried]
-    loop = scf.WhileOp([t.to_ir() for t in types], [v.handle for _, v in carried])
+    types = [v.type for v in _carried_values(carried)]
+    loop = scf.WhileOp([t.to_ir() for t in types], [v.handle for v in _carried_values(carried)])
     before = loop.regions[0].blocks.append(*[t.to_ir() for t in types])
     after = loop.regions[1].blocks.append(*[t.to_ir() for t in types])
     saved = gen.scope
     gen.scope = dict(saved)
-    for (name, _), arg, ty in zip(carried, before.arguments, types):
-        gen.scope[name] = tensor(arg, ty)
+    _bind(gen, carried, before.arguments)
     with ir.InsertionPoint(before):
         cond = gen.visit(node.test)
         if not isinstance(cond, tensor):
@@ -286,11 +352,9 @@ def visit_while(gen, node: ast.While) -> None:
         cond = _runtime_condition(cond, "`while`")
         scf.ConditionOp(cond.handle, list(before.arguments))
     gen.scope = dict(saved)
-    for (name, _), arg, ty in zip(carried, after.arguments, types):
-        gen.scope[name] = tensor(arg, ty)
+    _bind(gen, carried, after.arguments)
     with ir.InsertionPoint(after):
         gen.visit_block(node.body)
         scf.YieldOp(_loop_results(gen, node, carried, "`while`"))
     gen.scope = saved
-    for (name, _), result, ty in zip(carried, loop.results, types):
-        gen.scope[name] = tensor(result, ty)
+    _bind(gen, carried, loop.results)

@@ -193,15 +193,15 @@ def _mask_block(mask, ptr: Block, op: str):
 
 
 @implements
-def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
-         eviction_policy="", volatile=False):
+def _load_pointers(pointer, mask=None, other=None, cache_modifier="", eviction_policy="",
+                  volatile=False):
     ptr = lang_memory.check_pointer(unwrap(pointer), "load")
     mask, other = unwrap(mask), unwrap(other)
     lang_memory.check_other(mask, other)
     lang_memory.choice(lang_memory._LOAD_CACHE, unwrap(cache_modifier), "cache_modifier")
     element = ptr.dtype.element_ty
     if element.is_bool():  # booleans live in memory as bytes
-        loaded = load(cast(ptr, T.pointer_type(T.int8)), mask,
+        loaded = _load_pointers(cast(ptr, T.pointer_type(T.int8)), mask,
                       None if other is None else cast(to_block(other), T.int8))
         return Block(loaded.data != 0, T.int1)
     mask = _mask_block(mask, ptr, "load")
@@ -212,7 +212,7 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
 
 
 @implements
-def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
+def _store_pointers(pointer, value, mask=None, cache_modifier="", eviction_policy=""):
     ptr = lang_memory.check_pointer(unwrap(pointer), "store")
     value = to_block(unwrap(value))
     lang_memory.check_store_shape(value, ptr)

@@ -14,8 +14,9 @@ from mlir import ir
 from mlir.dialects import gpu
 
 from tilec.dialects import tile
-from tilec.language import memory, reductions, semantic, shapes
-from tilec.language.core import RangeSpec, SemanticError, builtin, tensor, unwrap
+from tilec.language import block_pointer, memory, reductions, semantic, shapes
+from tilec.language.core import (RangeSpec, SemanticError, builtin, shared_builtin, tensor,
+                                 unwrap)
 
 # The library (standard.py, random.py) writes `tl.uint32`, `tl.constexpr`: as `tl`, this module
 # carries the names of the types too.
@@ -181,24 +182,130 @@ def cat(input, other, can_reorder=False, _semantic=None) -> tensor:
 
 # --- memory -----------------------------------------------------------------------------------
 
-@builtin
+# --- block pointers (block_pointer.py): shared builtins, one code for both modes -------------
+
+def _operator(op: str, a, b, _semantic):
+    """`a op b` in either mode: through the semantic layer when compiling; when interpreting
+    the operands are the interpreter's values, whose operators are its arithmetic."""
+    if _semantic is not None:
+        return semantic.compare(op, a, b) if op in ("<", ">=") else semantic.binary(op, a, b)
+    return {"+": lambda: a + b, "*": lambda: a * b, "&": lambda: a & b, "<": lambda: a < b,
+            ">=": lambda: a >= b}[op]()
+
+
+def _sum(a, b, _semantic):
+    if block_pointer.is_int(a) and block_pointer.is_int(b):
+        return unwrap(a) + unwrap(b)  # literal offsets fold
+    return _operator("+", a, b, _semantic)
+
+
+def _index_value(value, ty: dtype, what: str, _semantic):
+    """An integer argument of a block pointer as a `ty` scalar; literals stay Python ints."""
+    value = unwrap(value)
+    if block_pointer.is_int(value):
+        return value
+    block_pointer.check_int_scalar(value, what)
+    return cast(value, ty, _semantic=_semantic)
+
+
+@shared_builtin
+def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=None):
+    """A block pointer (language/block_pointer.py): `block_shape` elements of the tensor at
+    `base` with `shape` and `strides`, starting at `offsets`; `order` lists the dimensions
+    fastest-varying first. Shapes and strides are int64, offsets int32, as in Triton."""
+    base, shape, strides, offsets, block_shape, order = block_pointer.check_make(
+        base, shape, strides, offsets, block_shape, order)
+    return block_pointer.block_pointer(
+        base, tuple(_index_value(v, int64, "shape", _semantic) for v in shape),
+        tuple(_index_value(v, int64, "strides", _semantic) for v in strides),
+        tuple(_index_value(v, int32, "offsets", _semantic) for v in offsets), block_shape, order)
+
+
+@shared_builtin
+def advance(base, offsets, _semantic=None):
+    """The block pointer `base` moved by `offsets` (one per dimension)."""
+    bp, offsets = block_pointer.check_advance(base, offsets)
+    moved = tuple(_sum(old, _index_value(step, int32, "offsets", _semantic), _semantic)
+                  for old, step in zip(bp.offsets, offsets))
+    return block_pointer.block_pointer(bp.base, bp.shape, bp.strides, moved, bp.block_shape,
+                                       bp.order)
+
+
+def _block_pointer_lanes(op: str, bp, mask, other, boundary_check, padding_option, _semantic):
+    """(pointers, mask or None, other or None): the block pointer `bp` as the block of element
+    pointers base + sum_d (offsets[d] + arange(block_shape[d])) * strides[d], masked to
+    0 <= index < shape[d] along boundary_check's dimensions."""
+    if _u(mask) is not None or _u(other) is not None:
+        raise SemanticError(f"tl.{op}: `mask` and `other` cannot be given for a block pointer; "
+                            "use boundary_check (and padding_option) instead")
+    rank = len(bp.block_shape)
+    checked = block_pointer.checked_dims(boundary_check, rank, f"tl.{op}")
+    fill = block_pointer.check_padding(bp, padding_option, f"tl.{op}")
+    pointers, mask = bp.base, None
+    for d, size in enumerate(bp.block_shape):
+        index = _sum(arange(0, size, _semantic=_semantic), bp.offsets[d], _semantic)
+        along_d = [1] * rank  # (`range` here is tl.range)
+        along_d[d] = size
+        index = reshape(index, along_d, _semantic=_semantic)
+        step = _operator("*", cast(index, int64, _semantic=_semantic), bp.strides[d], _semantic)
+        pointers = _operator("+", pointers, step, _semantic)
+        if d in checked:
+            inside = _operator("&", _operator(">=", index, 0, _semantic),
+                               _operator("<", index, bp.shape[d], _semantic), _semantic)
+            mask = inside if mask is None else _operator("&", mask, inside, _semantic)
+    pointers = broadcast_to(pointers, list(bp.block_shape), _semantic=_semantic)
+    if mask is not None:
+        mask = broadcast_to(mask, list(bp.block_shape), _semantic=_semantic)
+    return pointers, mask, fill if mask is not None else None
+
+
+def _plain_pointer_checks(op: str, boundary_check, padding_option="") -> None:
+    if _u(boundary_check) or _u(padding_option):
+        raise SemanticError(f"tl.{op}: `boundary_check` and `padding_option` apply to block "
+                            "pointers (tl.make_block_ptr) only: the compiler does not know the "
+                            "bounds of a block of pointers or a scalar; use a mask")
+
+
+@shared_builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
          cache_modifier="", eviction_policy="", volatile=False, _semantic=None) -> tensor:
-    if _u(boundary_check) or _u(padding_option):
-        raise SemanticError("boundary_check and padding_option apply to block pointers, which "
-                            "tilec does not have; use a mask")
+    pointer = _u(pointer)
+    if isinstance(pointer, block_pointer.block_pointer):
+        pointer, mask, other = _block_pointer_lanes("load", pointer, mask, other, boundary_check,
+                                                    padding_option, _semantic)
+    else:
+        _plain_pointer_checks("load", boundary_check, padding_option)
+    return _load_pointers(pointer, mask, other, cache_modifier, eviction_policy, volatile,
+                         _semantic=_semantic)
+
+
+@builtin
+def _load_pointers(pointer, mask=None, other=None, cache_modifier="", eviction_policy="",
+                  volatile=False, _semantic=None) -> tensor:
+    """tl.load of a pointer or a block of pointers (what tl.load of a block pointer becomes)."""
     return memory.load(_u(pointer), _u(mask), _u(other),
                        const_value(cache_modifier, "cache_modifier"),
                        const_value(eviction_policy, "eviction_policy"),
                        const_value(volatile, "volatile"))
 
 
-@builtin
+@shared_builtin
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="",
           _semantic=None) -> None:
-    if _u(boundary_check):
-        raise SemanticError("boundary_check applies to block pointers, which tilec does not "
-                            "have; use a mask")
+    pointer = _u(pointer)
+    if isinstance(pointer, block_pointer.block_pointer):
+        pointer, mask, _ = _block_pointer_lanes("store", pointer, mask, None, boundary_check, "",
+                                                _semantic)
+    else:
+        _plain_pointer_checks("store", boundary_check)
+    return _store_pointers(pointer, value, mask, cache_modifier, eviction_policy,
+                          _semantic=_semantic)
+
+
+@builtin
+def _store_pointers(pointer, value, mask=None, cache_modifier="", eviction_policy="",
+                   _semantic=None) -> None:
+    """tl.store to a pointer or a block of pointers."""
     memory.store(_u(pointer), _u(value), _u(mask), const_value(cache_modifier, "cache_modifier"),
                  const_value(eviction_policy, "eviction_policy"))
 

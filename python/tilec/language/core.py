@@ -14,8 +14,10 @@ from mlir import ir
 
 from tilec.language.dtypes import block_type, dtype
 
-# Attribute set on functions that the frontend calls with `_semantic=` (the builtins).
+# Attribute set on functions that the frontend calls with `_semantic=` (the builtins), and on
+# those of them whose body runs in both modes (shared_builtin).
 BUILTIN = "__tilec_builtin__"
+SHARED_BUILTIN = "__tilec_shared_builtin__"
 
 
 class SemanticError(Exception):
@@ -116,8 +118,27 @@ def builtin(fn):
     return wrapper
 
 
+def shared_builtin(fn):
+    """Mark `fn` as a builtin whose own body runs in both modes: it only rearranges its
+    arguments and calls other builtins with the `_semantic` it is given (the code generator
+    when compiling, None when interpreting), so the compiler and the interpreter share it."""
+    @functools.wraps(fn)
+    def wrapper(*args, _semantic=None, **kwargs):
+        if _semantic is None and not interpreting():
+            raise RuntimeError(f"tl.{wrapper.__name__} runs inside @tilec.jit kernels only")
+        return fn(*args, _semantic=_semantic, **kwargs)
+
+    setattr(wrapper, BUILTIN, True)
+    setattr(wrapper, SHARED_BUILTIN, True)
+    return wrapper
+
+
 def is_builtin(fn) -> bool:
     return getattr(fn, BUILTIN, False)
+
+
+def is_shared_builtin(fn) -> bool:
+    return getattr(fn, SHARED_BUILTIN, False)
 
 
 CONSTEXPR_FUNCTION = "__tilec_constexpr_function__"
