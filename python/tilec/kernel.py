@@ -18,7 +18,7 @@ from functools import cached_property
 from typing import Any
 
 from tilec.errors import CompilationError
-from tilec.language.core import (constexpr, interpreting, is_constexpr_function,
+from tilec.language.core import (constexpr, interpreted_call, interpreting, is_constexpr_function,
                                  is_language_function, tensor, unwrap)
 from tilec.language.dtypes import dtype
 
@@ -190,7 +190,7 @@ class JITFunction(_KernelBase):
 
     def __call__(self, *args, **kwargs):
         if interpreting():  # a helper called from an interpreted kernel runs as Python
-            return self.fn(*args, **kwargs)
+            return interpreted_call(self, args, kwargs)
         raise RuntimeError(f"{self.__name__} is a @tilec.jit kernel: launch it with "
                            f"{self.__name__}[grid](...), or call it from another kernel")
 

@@ -244,3 +244,25 @@ def carried_structures(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
             p = tl.advance(p, (BLOCK,))
             i += 1
     tl.store(out_ptr + tl.arange(0, BLOCK), acc[0] * acc[1])
+
+
+@tilec.jit
+def hinted_copy(x_ptr, y_ptr, n, CACHE: tl.constexpr, EVICT: tl.constexpr,
+                STORE_CACHE: tl.constexpr, BLOCK: tl.constexpr):
+    """y = x through a load and a store with cache modifiers and an eviction policy."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(x_ptr + offs, mask=mask, other=0, cache_modifier=CACHE, eviction_policy=EVICT)
+    tl.store(y_ptr + offs, v, mask=mask, cache_modifier=STORE_CACHE, eviction_policy=EVICT)
+
+
+@tilec.jit
+def ordered_atomics(sum_ptr, max_ptr, flag_ptr, v_ptr, SEM: tl.constexpr, SCOPE: tl.constexpr,
+                    BLOCK: tl.constexpr):
+    """Every program adds its block of v into sum and maxes it into max (both BLOCK long),
+    and sets flag[0] from 0 to its id + 1 if it is first (compare-and-swap)."""
+    offs = tl.arange(0, BLOCK)
+    v = tl.load(v_ptr + tl.program_id(0) * BLOCK + offs)
+    tl.atomic_add(sum_ptr + offs, v, sem=SEM, scope=SCOPE)
+    tl.atomic_max(max_ptr + offs, v, sem=SEM, scope=SCOPE)
+    tl.atomic_cas(flag_ptr, 0, tl.program_id(0) + 1, sem=SEM, scope=SCOPE)

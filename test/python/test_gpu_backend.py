@@ -468,3 +468,37 @@ def test_loops_carrying_tuples_and_block_pointers_agree_with_the_interpreter(mon
     out = np.zeros(8, np.float32)
     gpu, interp = run_both(G.carried_structures, (1,), [x, out, len(x)], 1, monkeypatch, BLOCK=8)
     np.testing.assert_array_equal(gpu, interp)
+
+
+@pytest.mark.parametrize("cache, evict, store_cache", [(".ca", "", ".cs"), (".cg", "", ".wt"),
+                                                       ("", "evict_last", ""),
+                                                       (".cv", "evict_first", ".wb")])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8, np.float64])
+def test_hinted_loads_and_stores_copy_exactly(cache, evict, store_cache, dtype):
+    n = 5000  # a partial last block: the masked lanes are not written
+    x = make(dtype, n)
+    y = cupy.full(n + 8, 7, dtype)
+    G.hinted_copy[(-(-n // 1024),)](cupy.asarray(x), y, n, CACHE=cache, EVICT=evict,
+                                    STORE_CACHE=store_cache, BLOCK=1024)
+    out = cupy.asnumpy(y)
+    np.testing.assert_array_equal(out[:n], x)
+    assert (out[n:] == 7).all()
+
+
+@pytest.mark.parametrize("sem, scope", [("acq_rel", "gpu"), ("acquire", "cta"),
+                                        ("release", "gpu"), ("relaxed", "sys")])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64, np.float16])
+def test_atomics_with_semantics_and_scope_give_the_sums(sem, scope, dtype):
+    programs, BLOCK = 64, 128
+    v = make(dtype, programs * BLOCK)
+    if np.dtype(dtype).kind == "f":  # exact sums in any order: small integers
+        v = np.round(v * 4).astype(dtype)
+    total = cupy.zeros(BLOCK, dtype)
+    biggest = cupy.full(BLOCK, -1000, dtype)
+    flag = cupy.zeros(1, np.int32)
+    G.ordered_atomics[(programs,)](total, biggest, flag, cupy.asarray(v), SEM=sem, SCOPE=scope,
+                                   BLOCK=BLOCK)
+    blocks = v.reshape(programs, BLOCK).astype(np.float64)
+    np.testing.assert_array_equal(cupy.asnumpy(total).astype(np.float64), blocks.sum(0))
+    np.testing.assert_array_equal(cupy.asnumpy(biggest).astype(np.float64), blocks.max(0))
+    assert 1 <= int(flag[0]) <= programs

@@ -19,7 +19,7 @@ from mlir import ir
 
 import tilec.language as tl
 from tilec.errors import CompilationError
-from tilec.frontend import control_flow
+from tilec.frontend import checks, control_flow
 from tilec.frontend.returns import ReturnInLoop, normalize
 from tilec.kernel import as_jit
 from tilec.language import semantic, shapes
@@ -29,54 +29,14 @@ from tilec.language.dtypes import dtype
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
            ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
-           ast.BitXor: "^"}
+           ast.BitXor: "^", ast.Pow: "**"}
 _PY_BINOPS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
               "//": operator.floordiv, "%": operator.mod, "<<": operator.lshift,
-              ">>": operator.rshift, "&": operator.and_, "|": operator.or_, "^": operator.xor}
+              ">>": operator.rshift, "&": operator.and_, "|": operator.or_, "^": operator.xor,
+              "**": operator.pow}
 _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _PY_CMPOPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
               ">": operator.gt, ">=": operator.ge}
-
-# Python builtins a kernel may call on compile-time values.
-_PY_FUNCTIONS = {builtins.len, builtins.int, builtins.float, builtins.bool, builtins.abs,
-                 builtins.isinstance, builtins.getattr, builtins.hasattr, builtins.tuple,
-                 builtins.list, builtins.str, builtins.range, builtins.enumerate, builtins.zip,
-                 builtins.round, builtins.pow, builtins.divmod, builtins.repr, builtins.type}
-_CONSTANT_TYPES = (int, float, bool, str, type(None), bytes, complex)
-
-_UNSUPPORTED = {
-    ast.Try: "`try` blocks are not supported in kernels: kernels cannot raise or catch "
-             "exceptions; check conditions with tl.device_assert",
-    ast.With: "`with` blocks are not supported in kernels: kernels have no context managers; "
-              "move this code out of the `with` block",
-    ast.Lambda: "lambdas are not supported in kernels: write a @tilec.jit function instead",
-    ast.ListComp: "list comprehensions are not supported in kernels: use a loop over "
-                  "tl.static_range, or block operations",
-    ast.SetComp: "set comprehensions are not supported in kernels",
-    ast.DictComp: "dict comprehensions are not supported in kernels",
-    ast.GeneratorExp: "generator expressions are not supported in kernels: use a loop over "
-                      "tl.static_range, or block operations",
-    ast.Break: "`break` is not supported in kernels: make the exit condition part of a `while` "
-               "loop's condition",
-    ast.Continue: "`continue` is not supported in kernels: guard the rest of the loop body "
-                  "with `if`",
-    ast.Raise: "`raise` is not supported in kernels: use tl.device_assert or tl.static_assert",
-    ast.Global: "`global` is not supported in kernels",
-    ast.Nonlocal: "`nonlocal` is not supported in kernels",
-    ast.Delete: "`del` is not supported in kernels",
-    ast.Yield: "generators are not supported in kernels",
-    ast.Await: "`await` is not supported in kernels",
-    ast.AsyncFor: "async loops are not supported in kernels",
-    ast.Set: "sets are not supported in kernels",
-    ast.Dict: "dicts are not supported in kernels",
-    ast.Starred: "starred expressions are not supported in kernels",
-    ast.NamedExpr: "the walrus operator is not supported in kernels",
-    ast.ClassDef: "classes cannot be defined in kernels",
-    ast.FunctionDef: "functions cannot be defined inside kernels: define a @tilec.jit "
-                     "function at module level",
-    ast.Import: "imports are not supported inside kernels: import at module level",
-    ast.ImportFrom: "imports are not supported inside kernels: import at module level",
-}
 
 MAX_INLINE_DEPTH = 32
 
@@ -120,14 +80,11 @@ class CodeGenerator(ast.NodeVisitor):
         return gen._error_here(node, message)
 
     def _error_here(self, node: ast.AST, message: str) -> CompilationError:
-        line = self.fn.first_line + getattr(node, "lineno", 1) - 1
-        col = getattr(node, "col_offset", 0) + self.fn.indent
-        return CompilationError(message, self.fn.filename, line, col,
-                                self.fn.source_line(line), self.call_sites)
+        return checks.error_at(self.fn, node, message, self.call_sites)
 
     def visit(self, node: ast.AST):
-        if type(node) in _UNSUPPORTED:
-            raise self.error(node, _UNSUPPORTED[type(node)])
+        if type(node) in checks.UNSUPPORTED:
+            raise self.error(node, checks.UNSUPPORTED[type(node)])
         self.node_stack.append(node)
         with self.location(node):
             try:
@@ -153,6 +110,7 @@ class CodeGenerator(ast.NodeVisitor):
 
     def generate_body(self) -> Any:
         """Visit the function's body; returns what it returns (None for kernels)."""
+        checks.check_syntax(self.fn, CodeGenerator)
         try:
             body = normalize(self.fn.parse().body)
         except ReturnInLoop as err:
@@ -297,6 +255,8 @@ class CodeGenerator(ast.NodeVisitor):
     def binary(self, op: str, a, b):
         if not isinstance(a, tensor) and not isinstance(b, tensor):
             return _PY_BINOPS[op](unwrap(a), unwrap(b))
+        if op == "**":
+            raise SemanticError(semantic.POW_OF_TENSORS)
         for side in (a, b):
             if not isinstance(side, tensor) and not semantic.is_literal(side):
                 raise SemanticError(f"operator {op} cannot combine a tensor with "
@@ -378,45 +338,29 @@ class CodeGenerator(ast.NodeVisitor):
         return self.call(node, fn, args, kwargs)
 
     def call(self, node: ast.AST, fn, args: list, kwargs: dict):
-        if isinstance(fn, BoundMethod):
+        kind = checks.call_kind(fn, args, kwargs)  # the interpreter asks the same question
+        if kind == "method":
             return self.call(node, fn.fn, [fn.self, *args], kwargs)
-        jit_fn = as_jit(fn)
-        if jit_fn is not None:
-            return self.call_jit(node, jit_fn, args, kwargs)
-        if is_builtin(fn):
+        if kind == "jit":
+            return self.call_jit(node, as_jit(fn), args, kwargs)
+        if kind == "builtin":
             try:
                 return fn(*args, **kwargs, _semantic=self)
             except TypeError as err:
                 if "_semantic" in str(err) or "argument" in str(err):
-                    raise self.error(node, f"{_display_name(fn)}(): {err}") from None
+                    raise self.error(node, f"{checks.display_name(fn)}(): {err}") from None
                 raise
-        if is_constexpr_function(fn):
-            if any(isinstance(a, tensor) for a in list(args) + list(kwargs.values())):
-                raise self.error(node, f"{_display_name(fn)} is a constexpr function: call it "
-                                       "with compile-time values only")
-            return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
-        if fn is builtins.range:
+        if kind == "range":
             return tl.range(*args, **kwargs, _semantic=self)
-        if fn is builtins.print:
+        if kind == "print":
             return tl.device_print(*args, _semantic=self, **kwargs)
-        if fn in (builtins.min, builtins.max):
+        if kind == "breakpoint":  # the interpreter's debugger; nothing to compile
+            return None
+        if kind == "min_max":
             return self.min_max(fn, args)
-        if fn is constexpr:
+        if kind == "constexpr":
             return constexpr(*args).value
-        if fn in _PY_FUNCTIONS or isinstance(fn, type) and issubclass(fn, _CONSTANT_TYPES):
-            if any(isinstance(a, tensor) for a in list(args) + list(kwargs.values())):
-                raise self.error(node, f"Python's {_display_name(fn)}() works on compile-time "
-                                       "values only; use the tl functions on tensors")
-            return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
-        if _is_compile_time_method(fn) or getattr(fn, "__module__", "") == "math":
-            if any(isinstance(a, tensor) for a in list(args) + list(kwargs.values())):
-                raise self.error(node, f"{_display_name(fn)}() works on compile-time values "
-                                       "only")
-            return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
-        name = _display_name(fn)
-        raise self.error(node, f"'{name}' is not a @tilec.jit function: a kernel can call "
-                               f"tilec.language builtins and other @tilec.jit functions; "
-                               f"decorate '{name}' with @tilec.jit")
+        return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
 
     def min_max(self, fn, args):
         if len(args) < 2:
@@ -434,13 +378,9 @@ class CodeGenerator(ast.NodeVisitor):
         if len(self.call_sites) >= MAX_INLINE_DEPTH:
             raise self.error(node, "@tilec.jit calls nest too deeply (recursion is not supported)")
         try:
-            bound = fn.bind_for_inlining(args, kwargs)
-        except TypeError as err:
-            raise self.error(node, f"{fn.__name__}(): {err}") from None
-        for name in fn.constexpr_names:
-            if isinstance(bound.get(name), tensor):
-                raise self.error(node, f"argument '{name}' of {fn.__name__} is tl.constexpr but "
-                                       "gets a runtime value; pass a compile-time constant")
+            bound = checks.check_jit_call(fn, args, kwargs)
+        except SemanticError as err:
+            raise self.error(node, str(err)) from None
         here = f"{self.fn.filename}:{self.fn.first_line + getattr(node, 'lineno', 1) - 1}"
         child = CodeGenerator(fn, bound, (here,) + self.call_sites,
                               (self.location(node),) + self.call_locs, self, node)
@@ -451,7 +391,7 @@ class CodeGenerator(ast.NodeVisitor):
         jit_fn = as_jit(fn)
         if jit_fn is None:
             raise SemanticError(f"combine_fn must be a @tilec.jit function, got "
-                                f"{_display_name(fn)}")
+                                f"{checks.display_name(fn)}")
 
         def combine(args: list[tensor]):
             result = self.call_jit(self.node_stack[-1], jit_fn, args, {})
@@ -459,21 +399,11 @@ class CodeGenerator(ast.NodeVisitor):
         return combine
 
 
-def _is_compile_time_method(fn) -> bool:
-    """A method of a compile-time value (`dtype.is_int`, `str.upper`, ...)."""
-    owner = getattr(fn, "__self__", None)
-    return owner is not None and not isinstance(owner, (types.ModuleType, tensor))
-
-
-def _display_name(fn) -> str:
-    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-
-
 def check_global(gen: CodeGenerator, node: ast.AST, name: str, value: Any) -> Any:
     """Module-level values a kernel may read: constants, constexprs, modules, functions, types."""
     if isinstance(value, constexpr):
         return value.value
-    if isinstance(value, _CONSTANT_TYPES) or isinstance(value, (types.ModuleType, type)):
+    if isinstance(value, checks.CONSTANT_TYPES) or isinstance(value, (types.ModuleType, type)):
         return value
     if callable(value):
         return value
@@ -490,15 +420,8 @@ def tensor_attribute(gen: CodeGenerator, node: ast.AST, x: tensor, name: str):
     if name == "T":
         return shapes.trans(x)
     if name in tl.TENSOR_METHODS:
-        return BoundMethod(tl.TENSOR_METHODS[name], x)
+        return checks.BoundMethod(tl.TENSOR_METHODS[name], x)
     raise gen.error(node, f"tensors have no attribute '{name}'")
-
-
-@dataclass(frozen=True)
-class BoundMethod:
-    """`x.sum` and friends: a language function with the tensor as its first argument."""
-    fn: Any
-    self: tensor
 
 
 def subscript_tensor(gen: CodeGenerator, node: ast.Subscript, x: tensor) -> tensor:

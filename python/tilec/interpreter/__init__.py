@@ -15,7 +15,7 @@ import os
 import numpy as np
 
 from tilec.errors import CompilationError
-from tilec.interpreter import arith, ops  # noqa: F401  (ops registers the builtins' NumPy code)
+from tilec.interpreter import arith, ops, program  # noqa: F401  (ops registers the builtins)
 from tilec.interpreter.memory import Checks, Memory
 from tilec.interpreter.state import LaunchState, activate, active, is_user_file
 from tilec.interpreter.values import Block, numpy_dtype
@@ -61,6 +61,7 @@ def launch(fn, grid: tuple[int, int, int], bound: dict, specialization: tuple,
     memory = Memory(checks)
     args = [bound[p.name] if p.is_constexpr else _argument(memory, p.name, bound[p.name], key)
             for p, key in zip(fn.params, specialization)]
+    run = program.runnable(fn)  # the frontend's checks first, as when compiling
     state = LaunchState(memory, grid)
     saved_overflow = arith.CHECK_OVERFLOW
     arith.CHECK_OVERFLOW = checks.overflow
@@ -68,7 +69,7 @@ def launch(fn, grid: tuple[int, int, int], bound: dict, specialization: tuple,
     try:
         for z, y, x in itertools.product(range(grid[2]), range(grid[1]), range(grid[0])):
             state.pid = (x, y, z)
-            fn.fn(*args)
+            run(*args)
     except SemanticError as err:
         raise _at_kernel_line(err, state.pid) from err
     finally:

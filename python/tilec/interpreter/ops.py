@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from tilec.errors import DeviceAssertionError
-from tilec.interpreter import arith
+from tilec.interpreter import arith, program
 from tilec.interpreter.arith import broadcast_all, broadcast_to, cast, to_block
 from tilec.interpreter.state import active, current, where
 from tilec.interpreter.values import Block, numpy_dtype
@@ -35,7 +35,7 @@ _const, _shape, _dtype = const_value, shape_value, dtype_value
 
 
 def _call(fn, *args):
-    return fn.fn(*args) if isinstance(fn, JITFunction) else fn(*args)
+    return program.call_jit(fn, args, {}) if isinstance(fn, JITFunction) else fn(*args)
 
 
 # --- programming model ----------------------------------------------------------------------
@@ -499,4 +499,4 @@ def device_assert(cond, msg=""):
         raise DeviceAssertionError(f"device_assert failed: {unwrap(msg)}", *where())
 
 
-register_interpreter(IMPLEMENTATIONS, active)
+register_interpreter(IMPLEMENTATIONS, active, program.call_jit)

@@ -9,11 +9,12 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from tilec.kernel import JITFunction
+from tilec.frontend.checks import BoundMethod
 from tilec.language import TENSOR_METHODS
 from tilec.language import dtypes as T
 from tilec.language.core import SemanticError, tensor, unwrap
 from tilec.language.dtypes import dtype
+from tilec.language.semantic import POW_OF_TENSORS
 
 _NUMPY = {
     "int1": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
@@ -127,6 +128,8 @@ class Block(tensor):
     def __ror__(self, other): return _arith().binary("|", other, self)
     def __xor__(self, other): return _arith().binary("^", self, other)
     def __rxor__(self, other): return _arith().binary("^", other, self)
+    def __pow__(self, other): raise SemanticError(POW_OF_TENSORS)
+    def __rpow__(self, other): raise SemanticError(POW_OF_TENSORS)
     def __neg__(self): return _arith().negate(self)
     def __pos__(self): return self
     def __invert__(self): return _arith().invert(self)
@@ -143,20 +146,13 @@ class Block(tensor):
     def __getattr__(self, name):
         if name == "T":
             return _arith().transpose(self)
-        if name in TENSOR_METHODS:
-            method = TENSOR_METHODS[name]
-            return lambda *args, **kwargs: _call(method, self, *args, **kwargs)
+        if name in TENSOR_METHODS:  # the frontend's bound method: calls check it the same way
+            return BoundMethod(TENSOR_METHODS[name], self)
         raise AttributeError(f"tensors have no attribute '{name}'")
 
     def __iter__(self):
         raise SemanticError("blocks cannot be iterated over in kernels; use tl.static_range "
                             "over indices or block operations")
-
-
-def _call(fn, *args, **kwargs):
-    if isinstance(fn, JITFunction):
-        return fn.fn(*args, **kwargs)
-    return fn(*args, **kwargs)
 
 
 # Block's operators are arith.py's functions; arith.py (which builds Blocks) registers itself.

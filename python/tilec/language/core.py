@@ -89,13 +89,20 @@ def block_of(shape, element: dtype) -> dtype:
 # The interpreter, once imported, registers here what a builtin called from running Python
 # does (its NumPy implementation, by builtin name) and how to tell that a kernel is being
 # interpreted: the language does not import the interpreter.
-_INTERPRETER: dict[str, Any] = {"implementations": {}, "active": lambda: False}
+_INTERPRETER: dict[str, Any] = {"implementations": {}, "active": lambda: False, "call": None}
 
 
-def register_interpreter(implementations: dict, active) -> None:
-    """Called by tilec.interpreter: builtins run `implementations[name]` while `active()`."""
+def register_interpreter(implementations: dict, active, call) -> None:
+    """Called by tilec.interpreter: builtins run `implementations[name]` while `active()`, and
+    a @tilec.jit function called from interpreted code runs as `call(fn, args, kwargs)`."""
     _INTERPRETER["implementations"] = implementations
     _INTERPRETER["active"] = active
+    _INTERPRETER["call"] = call
+
+
+def interpreted_call(fn, args, kwargs):
+    """Run the @tilec.jit function `fn` as the interpreter runs kernel code."""
+    return _INTERPRETER["call"](fn, args, kwargs)
 
 
 def interpreting() -> bool:

@@ -292,6 +292,10 @@ _SIGNED_OPS = {"//": arith.divsi, "%": arith.remsi, ">>": arith.shrsi}
 _UNSIGNED_OPS = {"//": arith.divui, "%": arith.remui, ">>": arith.shrui}
 
 
+POW_OF_TENSORS = ("operator ** works on compile-time values only (as in Triton); for tensors use "
+                  "tl.exp2(y * tl.log2(x)), or repeated multiplication for small integer powers")
+
+
 def binary(op: str, a, b) -> tensor:
     """`a op b` for the operators + - * / // % & | ^ << >>."""
     if op in ("+", "-") and _is_ptr(a) or op == "+" and _is_ptr(b):

@@ -1,4 +1,6 @@
-"""Lowering of `tile.atomic_rmw` and `tile.atomic_cas` to LLVM atomics.
+"""Lowering of `tile.atomic_rmw` and `tile.atomic_cas`: PTX `atom` with the op's memory
+semantics and scope (ptx.atomic) where PTX has the instruction, LLVM atomics otherwise (16-bit
+integer read-modify-writes, float min/max: LLVM makes them compare-and-swap loops).
 
 An element that several threads hold (a replicated layout, or a scalar every thread has) is
 updated once: only the thread whose replicated lane and warp bits are zero issues the atomic;
@@ -11,6 +13,7 @@ from mlir.dialects import arith, llvm, scf
 
 from tilec.analysis.layouts import to_linear
 from tilec.analysis.shared_memory import numel, storage_bytes
+from tilec.lowering import ptx
 from tilec.lowering.context import Distributed, Lowering, i32, owner_predicate, rule, scalar_type
 from tilec.lowering.coordinates import (DYNAMIC_INDEX, coordinate, linear_index, linear_offsets,
                                         row_major)
@@ -27,8 +30,8 @@ def _atomic(ctx: Lowering, op: ir.Operation, build) -> list:
     """Run `build(pointer, values...) -> old value` per element, guarded by the mask and by
     ownership; broadcast the old values to replicas when some thread is not the owner."""
     sem = ir.StringAttr(op.attributes["sem"]).value
-    scope = _SCOPE[ir.StringAttr(op.attributes["scope"]).value]
-    ordering = getattr(llvm.AtomicOrdering, _ORDERING[sem])
+    scope = ir.StringAttr(op.attributes["scope"]).value
+    ordering = (sem, scope)
     result = op.results[0]
     element = scalar_type(result.type)
     tensor = isinstance(result.type, ir.RankedTensorType)
@@ -48,11 +51,11 @@ def _atomic(ctx: Lowering, op: ir.Operation, build) -> list:
             mask = rest.pop()
             guard = mask if guard is None else arith.andi(guard, mask)
         if guard is None:
-            olds.append(build(pointer, rest, ordering, scope))
+            olds.append(build(pointer, rest, ordering))
             continue
         if_op = scf.IfOp(guard, [element], has_else=True)
         with ir.InsertionPoint(if_op.then_block):
-            scf.YieldOp([build(pointer, rest, ordering, scope)])
+            scf.YieldOp([build(pointer, rest, ordering)])
         with ir.InsertionPoint(if_op.else_block):
             scf.YieldOp([llvm.mlir_undef(element)])
         olds.append(if_op.results[0])
@@ -84,8 +87,12 @@ def _broadcast_from_owner(ctx: Lowering, values, owner, layout, shape, element):
     return [llvm.load(element, address(reg)) for reg in range(len(values))]
 
 
-def _syncscope(scope):
-    return None if scope is None else ir.StringAttr.get(scope)
+def _llvm(ordering) -> tuple:
+    """(LLVM ordering, sync scope) of (sem, scope)."""
+    sem, scope = ordering
+    scope = _SCOPE[scope]
+    return (getattr(llvm.AtomicOrdering, _ORDERING[sem]),
+            None if scope is None else ir.StringAttr.get(scope))
 
 
 @rule("tile.atomic_rmw")
@@ -96,8 +103,12 @@ def lower_atomic_rmw(ctx: Lowering, op: ir.Operation):
         kind = "f" + kind
     bin_op = getattr(llvm.AtomicBinOp, _BIN_OPS.get(kind, kind))
 
-    def build(pointer, rest, ordering, scope):
-        return llvm.atomicrmw(bin_op, pointer, rest[0], ordering, syncscope=_syncscope(scope))
+    def build(pointer, rest, ordering):
+        old = ptx.atomic(kind, pointer, rest, *ordering)
+        if old is not None:
+            return old
+        order, scope = _llvm(ordering)
+        return llvm.atomicrmw(bin_op, pointer, rest[0], order, syncscope=scope)
     return _atomic(ctx, op, build)
 
 
@@ -105,13 +116,16 @@ def lower_atomic_rmw(ctx: Lowering, op: ir.Operation):
 def lower_atomic_cas(ctx: Lowering, op: ir.Operation):
     element = scalar_type(op.results[0].type)
 
-    def build(pointer, rest, ordering, scope):
+    def build(pointer, rest, ordering):
+        old = ptx.atomic("cas", pointer, rest, *ordering)
+        if old is not None:
+            return old
         cmp, value = rest
-        failure = llvm.AtomicOrdering.monotonic if ordering in (
+        order, scope = _llvm(ordering)
+        failure = llvm.AtomicOrdering.monotonic if order in (
             llvm.AtomicOrdering.release, llvm.AtomicOrdering.monotonic) else \
             llvm.AtomicOrdering.acquire
-        result = llvm.cmpxchg(pointer, cmp, value, ordering, failure,
-                              syncscope=_syncscope(scope))
+        result = llvm.cmpxchg(pointer, cmp, value, order, failure, syncscope=scope)
         return llvm.extractvalue(element, result, ir.DenseI64ArrayAttr.get([0]))
     return _atomic(ctx, op, build)
 

@@ -3,7 +3,8 @@
 Consecutive registers that hold consecutive elements (the layout's size_per_thread along the
 fastest dimension, which tilegpu-coalesce sets only where alignment allows) become one vector
 access of up to 16 bytes. A masked access is guarded by its first lane's mask (coalesce made
-the mask constant over the vector) and a masked-off load yields `other`.
+the mask constant over the vector) and a masked-off load yields `other`. An access with a
+cache modifier or an eviction policy is the PTX instruction that has it (ptx.py).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm, scf
 
 from tilec.analysis.layouts import contiguous_registers
+from tilec.lowering import ptx
 from tilec.lowering.context import (Distributed, Lowering, i32, memory_type, owner_predicate, rule,
                                     scalar_type, vector_of)
 
@@ -44,12 +46,26 @@ def _as_list(lowered, count: int) -> list:
     return list(lowered.values) if isinstance(lowered, Distributed) else [lowered]
 
 
+def _hinted(op: ir.Operation, table: dict) -> tuple[str, str] | None:
+    """(cache operator, eviction priority) of a load or store that asks for either, else None
+    (LLVM's plain load and store then do)."""
+    cache = ir.StringAttr(op.attributes["cache"]).value
+    evict = ir.StringAttr(op.attributes["evict"]).value
+    if table[cache] or ptx.EVICT[evict]:
+        return cache, evict
+    return None
+
+
 def _load_one(pointer: ir.Value, mask: ir.Value | None, other: list[ir.Value] | None,
-              element: ir.Type, vec: int, volatile: bool) -> list[ir.Value]:
+              element: ir.Type, vec: int, volatile: bool,
+              hints: tuple[str, str] | None = None) -> list[ir.Value]:
     loaded_type = ir.VectorType.get([vec], element) if vec > 1 else element
     alignment = vec * _bytes(element)
 
     def load():
+        if hints is not None and not volatile:
+            values = ptx.load(pointer, vec, element, *hints)
+            return vector_of(values, element) if vec > 1 else values[0]
         return llvm.load(loaded_type, pointer, alignment=alignment,
                          volatile_=True if volatile else None)
 
@@ -86,11 +102,12 @@ def lower_load(ctx: Lowering, op: ir.Operation):
     element = scalar_type(result.type)
     memory_element = memory_type(element)
     volatile = ir.BoolAttr(op.attributes["is_volatile"]).value
+    hints = _hinted(op, ptx.LOAD_CACHE) if memory_element == element else None
     ptrs = ctx.get(ptr_v)
     if not isinstance(ptrs, Distributed):
         mask = None if mask_v is None else ctx.get(mask_v)
         other = None if other_v is None else [ctx.get(other_v)]
-        return [_load_one(ptrs, mask, other, element, 1, volatile)[0]]
+        return [_load_one(ptrs, mask, other, element, 1, volatile, hints)[0]]
     count = len(ptrs.values)
     masks = _as_list(None if mask_v is None else ctx.get(mask_v), count)
     others = _as_list(None if other_v is None else ctx.get(other_v), count)
@@ -98,22 +115,30 @@ def lower_load(ctx: Lowering, op: ir.Operation):
     values = []
     for start in range(0, count, vec):
         other = None if others[start] is None else others[start:start + vec]
-        values += _load_one(ptrs.values[start], masks[start], other, element, vec, volatile)
+        values += _load_one(ptrs.values[start], masks[start], other, element, vec, volatile,
+                            hints)
     layout, shape = ctx.layout_of(result)
     return [Distributed(layout, shape, values)]
 
 
 def _store_one(pointer: ir.Value, mask: ir.Value | None, values: list[ir.Value],
-               element: ir.Type) -> None:
+               element: ir.Type, hints: tuple[str, str] | None = None) -> None:
     vec = len(values)
-    value = vector_of(values, element) if vec > 1 else values[0]
     alignment = vec * _bytes(element)
+
+    def store():
+        if hints is not None:
+            ptx.store(pointer, values, *hints)
+        else:
+            llvm.store(vector_of(values, element) if vec > 1 else values[0], pointer,
+                       alignment=alignment)
+
     if mask is None:
-        llvm.store(value, pointer, alignment=alignment)
+        store()
         return
     if_op = scf.IfOp(mask, [], has_else=False)
     with ir.InsertionPoint(if_op.then_block):
-        llvm.store(value, pointer, alignment=alignment)
+        store()
         scf.YieldOp([])
 
 
@@ -122,9 +147,10 @@ def lower_store(ctx: Lowering, op: ir.Operation):
     ptr_v, value_v = op.operands[0], op.operands[1]
     mask_v = op.operands[2] if len(op.operands) > 2 else None
     element = scalar_type(value_v.type)
+    hints = _hinted(op, ptx.STORE_CACHE) if memory_type(element) == element else None
     ptrs, values = ctx.get(ptr_v), ctx.get(value_v)
     if not isinstance(ptrs, Distributed):
-        _store_one(ptrs, None if mask_v is None else ctx.get(mask_v), [values], element)
+        _store_one(ptrs, None if mask_v is None else ctx.get(mask_v), [values], element, hints)
         return []
     count = len(ptrs.values)
     masks = _as_list(None if mask_v is None else ctx.get(mask_v), count)
@@ -135,5 +161,6 @@ def lower_store(ctx: Lowering, op: ir.Operation):
         masks = [owner if m is None else arith.andi(m, owner) for m in masks]
     vec = _vector_width(ptrs.layout, ptrs.shape, element, count)
     for start in range(0, count, vec):
-        _store_one(ptrs.values[start], masks[start], values.values[start:start + vec], element)
+        _store_one(ptrs.values[start], masks[start], values.values[start:start + vec], element,
+                   hints)
     return []

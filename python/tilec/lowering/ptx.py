@@ -1,0 +1,178 @@
+"""PTX instructions that LLVM's NVPTX backend cannot be asked for, as inline asm: loads and
+stores with a cache operator or an L1 eviction priority (`tl.load(..., cache_modifier=".cg",
+eviction_policy="evict_last")`), and global atomics carrying their memory semantics and scope
+(`atom.global.gpu.acq_rel.add.f32`), which LLVM's atomics lose on the way to PTX.
+
+Values travel in integer registers of the access width ("h" 16, "r" 32, "l" 64 bits), so any
+element type of that width goes through the same instruction (`bits`/`from_bits` convert).
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, llvm
+
+_REGISTER = {16: "h", 32: "r", 64: "l"}
+LOAD_CACHE = {"none": "", "ca": ".ca", "cg": ".cg", "cv": ".cv"}
+STORE_CACHE = {"none": "", "wb": ".wb", "cg": ".cg", "cs": ".cs", "wt": ".wt"}
+EVICT = {"evict_normal": "", "evict_first": ".L1::evict_first", "evict_last": ".L1::evict_last"}
+
+
+def width(t: ir.Type) -> int:
+    if isinstance(t, ir.IntegerType):
+        return t.width
+    return {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}.get(str(t), 0)
+
+
+def bits(value: ir.Value) -> ir.Value:
+    """`value` as the integer of its width."""
+    if isinstance(value.type, ir.IntegerType):
+        return value
+    return arith.bitcast(ir.IntegerType.get_signless(width(value.type)), value)
+
+
+def from_bits(value: ir.Value, t: ir.Type) -> ir.Value:
+    return value if value.type == t else arith.bitcast(t, value)
+
+
+def asm(results: list[ir.Type], operands: list[ir.Value], text: str, constraints: list[str],
+        side_effects: bool = True) -> list[ir.Value]:
+    """One inline-asm instruction: `constraints` lists the outputs' ("=r", ...) then the
+    operands'; returns the outputs."""
+    if len(results) == 1:
+        result_type = results[0]
+    else:
+        result_type = ir.Type.parse(f"!llvm.struct<({', '.join(str(t) for t in results)})>")
+    if not results:
+        result_type = ir.Type.parse("!llvm.void")
+    op = llvm.InlineAsmOp(result_type, operands, text, ",".join(constraints),
+                          has_side_effects=side_effects)
+    if not results:
+        return []
+    if len(results) == 1:
+        return [op.result]
+    return [llvm.extractvalue(t, op.result, ir.DenseI64ArrayAttr.get([i]))
+            for i, t in enumerate(results)]
+
+
+def _words(count: int, element: ir.Type) -> tuple[int, int]:
+    """(register width, register count) holding `count` elements: one register per element of
+    16 bits or more when they are 64 bits wide, else 32-bit words when they fill some, else one
+    16-bit register."""
+    w, total = width(element), count * width(element)
+    if w == 64:
+        return 64, count
+    if total % 32 == 0:
+        return 32, total // 32
+    return 16, 1
+
+
+def _i(n: int) -> ir.Type:
+    return ir.IntegerType.get_signless(n)
+
+
+def _vector(values: list[ir.Value]) -> ir.Value:
+    vec = llvm.mlir_undef(ir.VectorType.get([len(values)], values[0].type))
+    for i, v in enumerate(values):
+        vec = llvm.insertelement(vec, v, arith.constant(_i(32), i))
+    return vec
+
+
+def _retype(values: list[ir.Value], count: int, t: ir.Type) -> list[ir.Value]:
+    """The bits of `values` (all of one type) as `count` values of type `t`."""
+    if len(values) == count:
+        return [v if v.type == t else llvm.bitcast(t, v) for v in values]
+    whole = values[0] if len(values) == 1 else _vector(values)
+    if count == 1:
+        return [llvm.bitcast(t, whole)]
+    vec = llvm.bitcast(ir.VectorType.get([count], t), whole)
+    return [llvm.extractelement(vec, arith.constant(_i(32), i)) for i in range(count)]
+
+
+def _vec(nregs: int) -> str:
+    return f".v{nregs}" if nregs > 1 else ""
+
+
+def _braced(first: int, count: int) -> str:
+    names = ", ".join(f"${first + i}" for i in range(count))
+    return f"{{{names}}}" if count > 1 else names
+
+
+def load(pointer: ir.Value, count: int, element: ir.Type, cache: str, evict: str) -> list:
+    """`count` consecutive elements at `pointer` (aligned to their total size), loaded with
+    the cache operator and eviction priority (an eviction priority replaces the operator: PTX
+    takes one or the other)."""
+    if width(element) == 8 and count * 8 < 16:
+        words = asm([ir.IntegerType.get_signless(16)], [pointer],
+                    f"ld.global{_qualifier(LOAD_CACHE[cache], evict)}.u8 $0, [$1];",
+                    ["=h", "l"])
+        return [arith.trunci(element, words[0])]
+    reg, nregs = _words(count, element)
+    words = asm([_i(reg)] * nregs, [pointer],
+                f"ld.global{_qualifier(LOAD_CACHE[cache], evict)}{_vec(nregs)}.b{reg} "
+                f"{_braced(0, nregs)}, [${nregs}];",
+                [f"={_REGISTER[reg]}"] * nregs + ["l"])
+    return _retype(words, count, element)
+
+
+def store(pointer: ir.Value, values: list[ir.Value], cache: str, evict: str) -> None:
+    element = values[0].type
+    if width(element) == 8 and len(values) * 8 < 16:
+        wide = arith.extui(ir.IntegerType.get_signless(16), bits(values[0]))
+        asm([], [pointer, wide], f"st.global{_qualifier(STORE_CACHE[cache], evict)}.u8 "
+                                 "[$0], $1;", ["l", "h"])
+        return
+    reg, nregs = _words(len(values), element)
+    words = _retype(values, nregs, _i(reg))
+    asm([], [pointer, *words],
+        f"st.global{_qualifier(STORE_CACHE[cache], evict)}{_vec(nregs)}.b{reg} [$0], "
+        f"{_braced(1, nregs)};", ["l"] + [_REGISTER[reg]] * nregs)
+
+
+def _qualifier(cache: str, evict: str) -> str:
+    return EVICT[evict] or cache
+
+
+# --- atomics -----------------------------------------------------------------------------------
+
+def _atom_type(kind: str, element: ir.Type) -> str | None:
+    """The PTX type suffix of `atom.<kind>` on `element`, or None when PTX has no such atom."""
+    w, is_int = width(element), isinstance(element, ir.IntegerType)
+    if w not in (16, 32, 64):
+        return None
+    if kind == "cas":
+        return f"b{w}"
+    if kind in ("add", "fadd"):
+        if is_int:
+            return None if w == 16 else f"u{w}"
+        return {"f16": "noftz.f16", "bf16": "noftz.bf16", "f32": "f32", "f64": "f64"}[str(element)]
+    if w == 16:
+        return None
+    if kind == "xchg":
+        return f"b{w}"
+    if not is_int:
+        return None
+    if kind in ("and", "or", "xor"):
+        return f"b{w}"
+    return {"max": f"s{w}", "min": f"s{w}", "umax": f"u{w}", "umin": f"u{w}"}.get(kind)
+
+
+_ATOM_OP = {"add": "add", "fadd": "add", "and": "and", "or": "or", "xor": "xor", "max": "max",
+            "min": "min", "umax": "max", "umin": "min", "xchg": "exch", "cas": "cas"}
+
+
+def atomic(kind: str, pointer: ir.Value, values: list[ir.Value], sem: str,
+           scope: str) -> ir.Value | None:
+    """`atom.global.<scope>.<sem>.<op>` (for cas: `atom.global.<sem>.<scope>.cas`) on
+    `pointer` with `values` (the operand; for cas the compared value then the new one);
+    returns the old value, or None when PTX has no such atom (the caller lowers it otherwise)."""
+    element = values[0].type
+    suffix = _atom_type(kind, element)
+    if suffix is None:
+        return None
+    reg = _REGISTER[width(element)]
+    order = f"{sem}.{scope}" if kind == "cas" else f"{scope}.{sem}"
+    operands = ", ".join(f"${i + 2}" for i in range(len(values)))
+    old = asm([ir.IntegerType.get_signless(width(element))], [pointer, *map(bits, values)],
+              f"atom.global.{order}.{_ATOM_OP[kind]}.{suffix} $0, [$1], {operands};",
+              [f"={reg}", "l"] + [reg] * len(values))[0]
+    return from_bits(old, element)

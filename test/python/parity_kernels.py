@@ -1,0 +1,180 @@
+"""Kernels the compiler rejects, one construct each (test_frontend_parity.py): the interpreter
+must reject each one too, with the same error at the same line, before running anything."""
+import math
+
+import numpy as np
+
+import tilec
+import tilec.language as tl
+
+COUNTER = 0
+
+
+def plain_python(x):
+    return x + 1
+
+
+@tilec.jit
+def helper(x, N: tl.constexpr):
+    return x * N
+
+
+@tilec.jit
+def k_try(x_ptr):
+    try:
+        tl.store(x_ptr, 1.0)
+    except ValueError:
+        pass
+
+
+@tilec.jit
+def k_lambda(x_ptr):
+    f = lambda v: v + 1  # noqa: E731
+    tl.store(x_ptr, f(1.0))
+
+
+@tilec.jit
+def k_list_comprehension(x_ptr):
+    values = [i for i in range(4)]
+    tl.store(x_ptr, values[0])
+
+
+@tilec.jit
+def k_generator_expression(x_ptr):
+    tl.store(x_ptr, sum(i for i in range(4)))
+
+
+@tilec.jit
+def k_dict_comprehension(x_ptr):
+    d = {i: i for i in range(4)}
+    tl.store(x_ptr, d[0])
+
+
+@tilec.jit
+def k_global(x_ptr):
+    global COUNTER
+    COUNTER = 1
+    tl.store(x_ptr, 1.0)
+
+
+@tilec.jit
+def k_yield(x_ptr):
+    tl.store(x_ptr, 1.0)
+    yield 1
+
+
+@tilec.jit
+def k_nested_def(x_ptr):
+    def inner(v):
+        return v
+    tl.store(x_ptr, inner(1.0))
+
+
+@tilec.jit
+def k_with(x_ptr):
+    with open("/dev/null"):
+        tl.store(x_ptr, 1.0)
+
+
+@tilec.jit
+def k_raise(x_ptr):
+    tl.store(x_ptr, 1.0)
+    raise ValueError("no")
+
+
+@tilec.jit
+def k_break(x_ptr):
+    for i in range(4):
+        if i == 2:
+            break
+    tl.store(x_ptr, 1.0)
+
+
+@tilec.jit
+def k_del(x_ptr):
+    v = 1.0
+    del v
+    tl.store(x_ptr, 1.0)
+
+
+@tilec.jit
+def k_import(x_ptr):
+    import os  # noqa: F401
+    tl.store(x_ptr, 1.0)
+
+
+@tilec.jit
+def k_walrus(x_ptr):
+    if (n := 4) > 2:
+        tl.store(x_ptr, n * 1.0)
+
+
+@tilec.jit
+def k_dict(x_ptr):
+    d = {"a": 1.0}
+    tl.store(x_ptr, d["a"])
+
+
+@tilec.jit
+def k_plain_python_call(x_ptr):
+    tl.store(x_ptr, plain_python(tl.load(x_ptr)))
+
+
+@tilec.jit
+def k_numpy_call(x_ptr):
+    tl.store(x_ptr, np.exp(tl.load(x_ptr)))
+
+
+@tilec.jit
+def k_len_of_a_tensor(x_ptr):
+    tl.store(x_ptr, len(tl.load(x_ptr + tl.arange(0, 4))) * 1.0)
+
+
+@tilec.jit
+def k_math_on_a_tensor(x_ptr):
+    tl.store(x_ptr, math.sqrt(tl.load(x_ptr)))
+
+
+@tilec.jit
+def k_fstring_of_a_tensor(x_ptr):
+    tl.static_print(f"{tl.load(x_ptr)}")
+
+
+@tilec.jit
+def k_runtime_constexpr(x_ptr):
+    tl.store(x_ptr, helper(1.0, tl.load(x_ptr).to(tl.int32)))
+
+
+@tilec.jit
+def k_dead_branch_lambda(x_ptr, FLAG: tl.constexpr):
+    if FLAG:
+        tl.store(x_ptr, (lambda: 1.0)())
+    tl.store(x_ptr, 2.0)
+
+
+@tilec.jit
+def k_accepted(x_ptr, FLAG: tl.constexpr):
+    """What both modes accept: compile-time Python (math, len, f-strings of constants,
+    min of constants) and calls of jit helpers and tensor methods."""
+    n = len((1, 2, 3)) + math.floor(2.5) + min(1, 2)
+    label = f"n={n}"
+    v = helper(tl.load(x_ptr), 2).to(tl.float32)
+    if FLAG:
+        v = v + len(label)
+    tl.store(x_ptr, v + n)
+
+
+@tilec.jit
+def k_pow_of_a_tensor(x_ptr):
+    tl.store(x_ptr, tl.load(x_ptr) ** 2)
+
+
+@tilec.jit
+def k_pow_and_isinstance(x_ptr, N: tl.constexpr):
+    """`**` of compile-time values folds (Triton allows it on constants); isinstance asks what
+    kind a value is, which is known when compiling, of tensors too."""
+    v = tl.load(x_ptr)
+    tl.static_assert(isinstance(v, tl.tensor) and not isinstance(N, tl.tensor))
+    scale = 2 ** N
+    scale **= 2
+    tl.store(x_ptr, v * scale + 10 ** -1)

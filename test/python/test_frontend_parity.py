@@ -1,0 +1,88 @@
+"""The compiler and the interpreter accept and reject the same programs (frontend/checks.py):
+for each construct kernels do not have, both raise the same CompilationError at the same line,
+and the interpreter raises it before the kernel runs (nothing is stored)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import parity_kernels as P
+import tilec
+from tilec.errors import CompilationError
+
+REJECTED = {
+    "k_try": "`try` blocks are not supported",
+    "k_lambda": "lambdas are not supported",
+    "k_list_comprehension": "list comprehensions are not supported",
+    "k_generator_expression": "generator expressions are not supported",
+    "k_dict_comprehension": "dict comprehensions are not supported",
+    "k_global": "`global` is not supported",
+    "k_yield": "generators are not supported",
+    "k_nested_def": "functions cannot be defined inside kernels",
+    "k_with": "`with` blocks are not supported",
+    "k_raise": "`raise` is not supported",
+    "k_break": "`break` is not supported",
+    "k_del": "`del` is not supported",
+    "k_import": "imports are not supported inside kernels",
+    "k_walrus": "the walrus operator is not supported",
+    "k_dict": "dicts are not supported",
+    "k_plain_python_call": "'plain_python' is not a @tilec.jit function",
+    "k_numpy_call": "'exp' is not a @tilec.jit function",
+    "k_len_of_a_tensor": r"Python's len\(\) works on compile-time values only",
+    "k_math_on_a_tensor": r"sqrt\(\) works on compile-time values only",
+    "k_fstring_of_a_tensor": "f-strings can format compile-time values only",
+    "k_runtime_constexpr": "argument 'N' of helper is tl.constexpr but gets a runtime value",
+    "k_pow_of_a_tensor": r"operator \*\* works on compile-time values only",
+}
+
+
+def _compile(kernel, **constexprs):
+    return tilec.compile(kernel, signature={"x_ptr": "*fp32"}, constexprs=constexprs,
+                         stop_after="tile")
+
+
+def _interpret(kernel, x, **constexprs):
+    kernel.interpret = True
+    try:
+        kernel[(1,)](x, **constexprs)
+    finally:
+        kernel.interpret = None
+
+
+@pytest.mark.parametrize("name", sorted(REJECTED))
+def test_both_modes_reject_the_construct_at_the_same_line(name):
+    kernel = getattr(P, name)
+    with pytest.raises(CompilationError, match=REJECTED[name]) as compiled:
+        _compile(kernel)
+    x = np.zeros(4, np.float32)
+    with pytest.raises(CompilationError, match=REJECTED[name]) as interpreted:
+        _interpret(kernel, x)
+    assert (compiled.value.filename, compiled.value.line) == \
+        (interpreted.value.filename, interpreted.value.line)
+    assert compiled.value.line > kernel.def_line  # at the construct, not at the `def`
+    assert (x == 0).all()  # rejected before the store ran
+
+
+def test_syntax_is_checked_in_dead_code_too():
+    """The interpreter cannot know a branch is dead before running it, so neither mode accepts
+    a construct there: a kernel that interprets also compiles."""
+    for flag in (False, True):
+        with pytest.raises(CompilationError, match="lambdas are not supported"):
+            _compile(P.k_dead_branch_lambda, FLAG=flag)
+        with pytest.raises(CompilationError, match="lambdas are not supported"):
+            _interpret(P.k_dead_branch_lambda, np.zeros(4, np.float32), FLAG=flag)
+
+
+@pytest.mark.parametrize("flag", [False, True])
+def test_both_modes_accept_compile_time_python_and_jit_calls(flag):
+    _compile(P.k_accepted, FLAG=flag)
+    x = np.full(4, 1.5, np.float32)
+    _interpret(P.k_accepted, x, FLAG=flag)
+    assert x[0] == 1.5 * 2 + 6 + (len("n=6") if flag else 0)
+
+
+def test_pow_of_constants_folds_and_isinstance_of_tensors_is_known():
+    _compile(P.k_pow_and_isinstance, N=3)
+    x = np.full(4, 1.0, np.float32)
+    _interpret(P.k_pow_and_isinstance, x, N=3)
+    np.testing.assert_allclose(x[0], 64 + 0.1)
