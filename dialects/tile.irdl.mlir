@@ -196,6 +196,30 @@ irdl.dialect @tile {
     irdl.regions(combine: %combine)
   }
 
+  // tl.inline_asm_elementwise: `asm` (PTX, operands $0.. as `constraints` lists them, outputs
+  // first) run on every `pack` elements of the 1-4 arguments, giving 1-4 results of their shape.
+  irdl.operation @elementwise_inline_asm {
+    %asm = irdl.base "#builtin.string"
+    %constraints = irdl.base "#builtin.string"
+    %pure_t = irdl.is true
+    %pure_f = irdl.is false
+    %pure = irdl.any_of(%pure_t, %pure_f)
+    %pack = irdl.base "#builtin.integer"
+    %arg0 = irdl.any
+    %arg1 = irdl.any
+    %arg2 = irdl.any
+    %arg3 = irdl.any
+    %result0 = irdl.any
+    %result1 = irdl.any
+    %result2 = irdl.any
+    %result3 = irdl.any
+    irdl.attributes { "asm" = %asm, "constraints" = %constraints, "pure" = %pure,
+                      "pack" = %pack }
+    irdl.operands(arg0: %arg0, arg1: optional %arg1, arg2: optional %arg2, arg3: optional %arg3)
+    irdl.results(result0: %result0, result1: optional %result1, result2: optional %result2,
+                 result3: optional %result3)
+  }
+
   // Sorts along `axis` (the last one); `descending` picks the order.
   irdl.operation @sort {
     %axis = irdl.base "#builtin.integer"

@@ -182,6 +182,16 @@ def scan(srcs: Sequence[ir.Value], axis: int, reverse: bool = False) -> ir.Opera
                       {"axis": _i32(axis), "reverse": _bool(reverse)})
 
 
+def elementwise_inline_asm(asm: str, constraints: str, args: Sequence[ir.Value],
+                           results: Sequence[ir.Type], pure: bool, pack: int) -> list[ir.Value]:
+    if not 1 <= len(args) <= 4 or not 1 <= len(results) <= 4:
+        raise ValueError("tile.elementwise_inline_asm takes 1 to 4 arguments and results")
+    attrs = {"asm": _str(asm), "constraints": _str(constraints), "pure": _bool(pure),
+             "pack": _i32(pack), "operandSegmentSizes": _segments(len(args)),
+             "resultSegmentSizes": _segments(len(results))}
+    return list(_create("elementwise_inline_asm", results, args, attrs).results)
+
+
 def sort(src: ir.Value, axis: int, descending: bool = False) -> ir.Value:
     attrs = {"axis": _i32(axis), "descending": _bool(descending)}
     return _create("sort", [src.type], [src], attrs).result

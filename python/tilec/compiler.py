@@ -42,6 +42,12 @@ from tilec.version import __version__
 
 _EMPTY = inspect.Parameter.empty
 
+
+class OptionError(ValueError, AssertionError):
+    """A launch or compile option out of range. A ValueError, and an AssertionError as Triton
+    raises for the same options, so code written for either catches it."""
+
+
 @dataclass(frozen=True)
 class CompileOptions:
     num_warps: int = 4
@@ -57,7 +63,7 @@ class CompileOptions:
 
     def __post_init__(self):
         if self.num_warps <= 0 or self.num_warps & (self.num_warps - 1):
-            raise ValueError(f"num_warps must be a power of two, got {self.num_warps}")
+            raise OptionError(f"num_warps must be a power of 2, got {self.num_warps}")
         if self.num_stages < 1:
             raise ValueError(f"num_stages must be at least 1, got {self.num_stages}")
         if self.maxnreg is not None and (not isinstance(self.maxnreg, int) or

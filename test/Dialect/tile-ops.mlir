@@ -288,6 +288,17 @@ func.func @sort_gather_histogram_cat(%x: tensor<8x64xf32>, %idx: tensor<4x64xi32
   return
 }
 
+// --- inline asm --------------------------------------------------------------------------------
+
+// CHECK-LABEL: func.func @elementwise_inline_asm
+// CHECK: "tile.elementwise_inline_asm"(%{{.*}}, %{{.*}}) {asm = "add.f32 $0, $2, $3; sub.s32 $1, $2, $3;", constraints = "=f,=r,f,r", operandSegmentSizes = array<i32: 1, 1, 0, 0>, pack = 1 : i32, pure = true, resultSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<64xf32>, tensor<64xf32>) -> (tensor<64xf32>, tensor<64xi32>)
+// CHECK: "tile.elementwise_inline_asm"(%{{.*}}) {asm = "and.b32 $0, $1, 0x1F1F1F1F;", constraints = "=r,r", operandSegmentSizes = array<i32: 1, 0, 0, 0>, pack = 4 : i32, pure = false, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64xi8>) -> tensor<64xi8>
+func.func @elementwise_inline_asm(%x: tensor<64xf32>, %y: tensor<64xf32>, %b: tensor<64xi8>) {
+  %s, %d = "tile.elementwise_inline_asm"(%x, %y) {asm = "add.f32 $0, $2, $3; sub.s32 $1, $2, $3;", constraints = "=f,=r,f,r", operandSegmentSizes = array<i32: 1, 1, 0, 0>, pack = 1 : i32, pure = true, resultSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<64xf32>, tensor<64xf32>) -> (tensor<64xf32>, tensor<64xi32>)
+  %m = "tile.elementwise_inline_asm"(%b) {asm = "and.b32 $0, $1, 0x1F1F1F1F;", constraints = "=r,r", operandSegmentSizes = array<i32: 1, 0, 0, 0>, pack = 4 : i32, pure = false, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64xi8>) -> tensor<64xi8>
+  return
+}
+
 // --- atomics -----------------------------------------------------------------------------------
 
 // CHECK-LABEL: func.func @atomic_rmw

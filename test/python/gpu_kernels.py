@@ -266,3 +266,39 @@ def ordered_atomics(sum_ptr, max_ptr, flag_ptr, v_ptr, SEM: tl.constexpr, SCOPE:
     tl.atomic_add(sum_ptr + offs, v, sem=SEM, scope=SCOPE)
     tl.atomic_max(max_ptr + offs, v, sem=SEM, scope=SCOPE)
     tl.atomic_cas(flag_ptr, 0, tl.program_id(0) + 1, sem=SEM, scope=SCOPE)
+
+
+@tilec.jit
+def double_in_place(x_ptr):
+    """x[pid] *= 2 through a scalar load and store: the store must be one thread's, or a warp
+    that loads after another warp stored doubles twice."""
+    pid = tl.program_id(0)
+    tl.store(x_ptr + pid, tl.load(x_ptr + pid) * 2)
+
+
+@tilec.jit
+def asm_kernels(x_ptr, y_ptr, z_ptr, w_ptr, OP: tl.constexpr, BLOCK: tl.constexpr):
+    """tl.inline_asm_elementwise in its forms: a funnel shift of three uint32 operands; four
+    uint8 per 32-bit register (pack=4); two results of different types; a pointer operand."""
+    offs = tl.arange(0, BLOCK)
+    if OP == "shift":
+        x, y = tl.load(x_ptr + offs), tl.load(y_ptr + offs)
+        z = tl.inline_asm_elementwise("shf.l.wrap.b32 $0, $1, $2, $3;", "=r,r,r,r",
+                                      [x, y, 5], dtype=tl.uint32, is_pure=True, pack=1)
+        tl.store(z_ptr + offs, z)
+    elif OP == "packed":
+        x = tl.load(x_ptr + offs)
+        z = tl.inline_asm_elementwise("and.b32 $0, $1, 0x1F1F1F1F; shl.b32 $0, $0, 3;", "=r,r",
+                                      [x], dtype=tl.int8, is_pure=True, pack=4)
+        tl.store(z_ptr + offs, z)
+    elif OP == "two_results":
+        x, y = tl.load(x_ptr + offs), tl.load(y_ptr + offs)
+        s, d = tl.inline_asm_elementwise(
+            "add.f32 $0, $2, $3; sub.s32 $1, $2, $3;", "=f,=r,f,r", [x, y.to(tl.float32, bitcast=True)],
+            dtype=(tl.float32, tl.int32), is_pure=True, pack=1)
+        tl.store(z_ptr + offs, s)
+        tl.store(w_ptr + offs, d)
+    else:  # "pointer": the asm loads through a pointer operand
+        v = tl.inline_asm_elementwise("ld.global.b32 $0, [$1];", "=r,l", [x_ptr + offs],
+                                      dtype=tl.int32, is_pure=False, pack=1)
+        tl.store(z_ptr + offs, v + 1)

@@ -502,3 +502,49 @@ def test_atomics_with_semantics_and_scope_give_the_sums(sem, scope, dtype):
     np.testing.assert_array_equal(cupy.asnumpy(total).astype(np.float64), blocks.sum(0))
     np.testing.assert_array_equal(cupy.asnumpy(biggest).astype(np.float64), blocks.max(0))
     assert 1 <= int(flag[0]) <= programs
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64])
+def test_abs_of_every_integer_width_agrees_with_the_interpreter(dtype, monkeypatch):
+    """The most negative value maps to itself (two's complement), as in NumPy."""
+    info = np.iinfo(dtype)
+    x = np.concatenate([np.array([info.min, info.max, -1, 0, 1], dtype), make(dtype, 507)])
+    out = np.zeros(len(x), dtype)
+    gpu, interp = run_both(G.unary, (1,), [x, out, len(x)], 1, monkeypatch, OP="abs",
+                           BLOCK=512)
+    np.testing.assert_array_equal(gpu, interp)
+    np.testing.assert_array_equal(gpu, np.abs(x))
+
+
+def test_a_scalar_store_is_one_threads_so_in_place_updates_happen_once():
+    for _ in range(20):
+        x = cupy.ones(65536, cupy.float32)
+        G.double_in_place[(65536,)](x, num_warps=32)
+        assert bool((x == 2).all())
+
+
+def test_inline_asm_elementwise_in_its_forms():
+    n = 512
+    run = lambda op, *arrays: G.asm_kernels[(1,)](*arrays, OP=op, BLOCK=n)  # noqa: E731
+    x = RNG.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    y = RNG.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    z = cupy.zeros(n, cupy.uint32)
+    run("shift", cupy.asarray(x), cupy.asarray(y), z, z)
+    expected = ((y.astype(np.uint64) << 32 | x) << 5 >> 32).astype(np.uint32)  # shf.l.wrap
+    np.testing.assert_array_equal(cupy.asnumpy(z), expected)
+
+    b = RNG.integers(0, 256, n, dtype=np.uint8)
+    packed = cupy.zeros(n, cupy.int8)
+    run("packed", cupy.asarray(b), cupy.asarray(b), packed, packed)
+    np.testing.assert_array_equal(cupy.asnumpy(packed), ((b & 0x1F) << 3).astype(np.int8))
+
+    f = RNG.standard_normal(n).astype(np.float32)
+    i = RNG.integers(-1000, 1000, n).astype(np.int32)
+    total, diff = cupy.zeros(n, cupy.float32), cupy.zeros(n, cupy.int32)
+    run("two_results", cupy.asarray(f), cupy.asarray(i), total, diff)
+    np.testing.assert_array_equal(cupy.asnumpy(total), f + i.view(np.float32))
+    np.testing.assert_array_equal(cupy.asnumpy(diff), f.view(np.int32) - i)
+
+    out = cupy.zeros(n, cupy.int32)
+    run("pointer", cupy.asarray(i), cupy.asarray(i), out, out)
+    np.testing.assert_array_equal(cupy.asnumpy(out), i + 1)

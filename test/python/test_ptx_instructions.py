@@ -9,6 +9,7 @@ import pytest
 
 import gpu_kernels as G
 import tilec
+import tilec.language as tl
 
 
 def _ptx(kernel, signature, **constexprs) -> str:
@@ -50,3 +51,65 @@ def test_atomics_carry_their_semantics_and_scope(sem, scope, ty, add, maximum):
     assert f"atom.global.{sem}.{scope}.cas.b32" in ptx
     if maximum is not None:  # float max has no PTX atom: a compare-and-swap loop
         assert f"atom.global.{scope}.{sem}.{maximum}" in ptx
+
+
+@pytest.mark.parametrize("ty", ["i8", "i16", "i32", "i64"])
+def test_abs_compiles_for_every_integer_width(ty):
+    """tl.abs of integers is max(x, 0 - x): no math.absi, which the GPU pipeline lowers for
+    32 bits only (8 and 16 failed in the ptx stage)."""
+    ptx = _ptx(G.unary, {"x_ptr": f"*{ty}", "out_ptr": f"*{ty}", "n": "i32"}, OP="abs",
+               BLOCK=128)
+    assert re.search(r"\b(abs|max)\.s(16|32|64)\b", ptx)  # LLVM sees the abs in the max
+
+
+def test_num_warps_not_a_power_of_two_is_an_error_of_both_kinds_triton_code_catches():
+    from tilec.compiler import OptionError
+    for bad in (3, 0, 12):
+        with pytest.raises(OptionError, match="must be a power of 2") as raised:
+            tilec.compile(G.double_in_place, signature={"x_ptr": "*fp32"}, num_warps=bad)
+        assert isinstance(raised.value, ValueError) and isinstance(raised.value, AssertionError)
+
+
+def test_a_scalar_store_is_predicated_on_thread_zero():
+    ptx = _ptx(G.double_in_place, {"x_ptr": "*fp32"})
+    assert ptx.count("st.global") == 1
+    # a predicated store, or a branch around it (LLVM sinks the load under it too)
+    assert re.search(r"@%p\d+ (bra|st\.global)", ptx)
+
+
+@pytest.mark.parametrize("op, types, count", [
+    ("shift", ("u32", "u32", "u32", "i32"), 4), ("packed", ("u8", "u8", "i8", "i32"), 1),
+    ("two_results", ("fp32", "i32", "fp32", "i32"), 4), ("pointer", ("i32",) * 4, 4)])
+def test_inline_asm_runs_once_per_pack_of_a_threads_registers(op, types, count):
+    """512 elements over 128 threads: 4 registers each, one asm per register, or one per
+    register of four packed int8 (pack=4)."""
+    ptx = _ptx(G.asm_kernels, {name: f"*{t}:16" for name, t in
+                               zip(("x_ptr", "y_ptr", "z_ptr", "w_ptr"), types)},
+               OP=op, BLOCK=512)
+    assert ptx.count("// begin inline asm") == count
+
+
+def test_inline_asm_mistakes_are_errors_and_the_interpreter_says_it_cannot_run_it():
+    import numpy as np
+    from tilec.errors import CompilationError
+
+    @tilec.jit
+    def bad(x_ptr, CASE: tl.constexpr):
+        x = tl.load(x_ptr + tl.arange(0, 8))
+        if CASE == 0:
+            y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r,r", [x], dtype=tl.int32,
+                                          is_pure=True, pack=1)
+        elif CASE == 1:
+            y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=tl.int32,
+                                          is_pure=True, pack=3)
+        else:
+            y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=tl.int32,
+                                          is_pure=True, pack=1)
+        tl.store(x_ptr + tl.arange(0, 8), y)
+
+    for case, message in ((0, "name 1 outputs and 2 inputs"), (1, "power of two")):
+        with pytest.raises(CompilationError, match=message):
+            tilec.compile(bad, signature={"x_ptr": "*i32"}, constexprs={"CASE": case})
+    bad.interpret = True
+    with pytest.raises(CompilationError, match="runs on the GPU only"):
+        bad[(1,)](np.zeros(8, np.int32), CASE=2)

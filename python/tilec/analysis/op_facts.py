@@ -79,6 +79,7 @@ OP_FACTS: dict[str, OpFacts] = {
     "tile.bitcast": _none("cast"),
     "tile.int_to_ptr": _none("cast"),
     "tile.ptr_to_int": _none("cast"),
+    "tile.elementwise_inline_asm": _write("inline_asm_elementwise"),  # may touch memory
     "tile.print": _write("device_print"),
     "tile.assert": _write("device_assert"),
     # --- tilegpu: made by the layout passes -------------------------------------------------

@@ -19,6 +19,7 @@ from tilec.language import builtins
 from tilec.language import dtypes as T
 from tilec.language import memory as lang_memory
 from tilec.language import reductions as lang_reductions
+from tilec.language import semantic
 from tilec.language import shapes as lang_shapes
 from tilec.language.builtins import const_value, dtype_value, grid_axis, shape_value
 from tilec.language.core import SemanticError, register_interpreter, unwrap
@@ -309,6 +310,14 @@ def fdiv(x, y, ieee_rounding=False):
 @implements
 def div_rn(x, y):
     return arith.truediv(unwrap(x), unwrap(y))
+
+
+@implements
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    semantic.check_inline_asm(unwrap(asm), unwrap(constraints), unwrap(args), unwrap(dtype),
+                              unwrap(pack))
+    raise SemanticError("tl.inline_asm_elementwise runs on the GPU only: the interpreter cannot "
+                        "run PTX; compute the same with tl operations when interpreting")
 
 
 @implements

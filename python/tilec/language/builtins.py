@@ -408,6 +408,21 @@ def umulhi(x, y, _semantic=None) -> tensor:
     return semantic.umulhi(_u(x), _u(y))
 
 
+@builtin
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semantic=None):
+    """PTX `asm` applied to each `pack` elements of `args` (broadcast together): its operands
+    are $0.. in `constraints`' order, outputs ("=r", "=h", "=l", "=f", "=d") first; with pack > 1
+    each register holds `pack` elements (e.g. four int8 in an "r"). One result per `dtype`
+    (a tuple of dtypes gives a tuple). GPU only: the interpreter cannot run PTX."""
+    dtypes = _u(dtype)
+    results = semantic.inline_asm_elementwise(
+        const_value(asm, "asm"), const_value(constraints, "constraints"),
+        [_u(a) for a in _u(args)] if isinstance(_u(args), (tuple, list)) else [_u(args)],
+        [_u(d) for d in dtypes] if isinstance(dtypes, (tuple, list)) else [dtypes],
+        bool(const_value(is_pure, "is_pure")), const_value(pack, "pack"))
+    return tuple(results) if isinstance(dtypes, (tuple, list)) else results[0]
+
+
 # --- reductions, scans and friends --------------------------------------------------------------
 
 def _tensors(input):

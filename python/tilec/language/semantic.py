@@ -457,7 +457,10 @@ def abs_(x) -> tensor:
         return tensor(math.absf(x.handle), x.type)
     if x.dtype.is_int_unsigned():
         return x
-    return tensor(math.absi(x.handle), x.type)
+    # max(x, 0 - x): what math.absi means (the most negative value maps to itself), for every
+    # width (the GPU pipeline lowers math.absi of 32 bits only)
+    negated = binary("-", constant(0, x.dtype, x.shape), x)
+    return tensor(arith.maxsi(x.handle, negated.handle), x.type)
 
 
 def fma(x, y, z) -> tensor:
@@ -478,3 +481,40 @@ def umulhi(x, y) -> tensor:
     x, y = promote(x, y)
     check_umulhi(x.dtype)
     return tensor(arith.mului_extended(x.handle, y.handle)[1], x.type)
+
+
+def check_inline_asm(asm, constraints, args, dtypes, pack) -> tuple[list, list, int]:
+    """tl.inline_asm_elementwise's arguments checked (shared by the compiler and the
+    interpreter): (args, result dtypes, pack)."""
+    if not isinstance(asm, str) or not isinstance(constraints, str):
+        raise SemanticError("tl.inline_asm_elementwise: `asm` and `constraints` must be "
+                            "compile-time strings")
+    args = list(args) if isinstance(args, (tuple, list)) else [args]
+    dtypes = list(dtypes) if isinstance(dtypes, (tuple, list)) else [dtypes]
+    if not 1 <= len(args) <= 4 or not 1 <= len(dtypes) <= 4:
+        raise SemanticError("tl.inline_asm_elementwise takes 1 to 4 arguments and gives 1 to 4 "
+                            f"results, got {len(args)} and {len(dtypes)}")
+    if not all(isinstance(d, dtype) for d in dtypes):
+        raise SemanticError(f"tl.inline_asm_elementwise: `dtype` must be a tl dtype or a tuple "
+                            f"of them, got {dtypes!r}")
+    kinds = [c.strip() for c in constraints.split(",") if c.strip()]
+    outputs = [c for c in kinds if c.startswith("=")]
+    if len(outputs) != len(dtypes) or len(kinds) - len(outputs) != len(args):
+        raise SemanticError(f"tl.inline_asm_elementwise: the constraints {constraints!r} name "
+                            f"{len(outputs)} outputs and {len(kinds) - len(outputs)} inputs, "
+                            f"for {len(dtypes)} dtypes and {len(args)} arguments")
+    if not isinstance(pack, int) or pack < 1 or pack & (pack - 1):
+        raise SemanticError(f"tl.inline_asm_elementwise: `pack` must be a power of two, got "
+                            f"{pack!r}")
+    return args, dtypes, pack
+
+
+def inline_asm_elementwise(asm: str, constraints: str, args, dtypes, is_pure: bool,
+                           pack: int) -> list[tensor]:
+    args, dtypes, pack = check_inline_asm(asm, constraints, args, dtypes, pack)
+    args = broadcast_all(*(to_tensor(a) for a in args))
+    shape = args[0].shape
+    results = [block_of(shape, d) for d in dtypes]
+    values = tile.elementwise_inline_asm(asm, constraints, [a.handle for a in args],
+                                         [r.to_ir() for r in results], bool(is_pure), pack)
+    return [tensor(v, r) for v, r in zip(values, results)]

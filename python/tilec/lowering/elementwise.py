@@ -7,8 +7,9 @@ from mlir.dialects import arith, llvm
 
 from tilec.analysis.layouts import to_linear
 from tilec.dialects import tile
-from tilec.lowering.context import (Distributed, Lowering, LoweringError, i32, memory_type, rule,
-                                    scalar_type, value_type, vector_of)
+from tilec.lowering import ptx
+from tilec.lowering.context import (Distributed, Lowering, LoweringError, from_memory, i32,
+                                    memory_type, rule, scalar_type, value_type, vector_of)
 from tilec.lowering.coordinates import DYNAMIC_INDEX
 
 
@@ -327,3 +328,31 @@ def lower_int_to_ptr(ctx: Lowering, op: ir.Operation):
 def lower_barrier(ctx: Lowering, op: ir.Operation):
     ir.Operation.create("gpu.barrier")
     return []
+
+
+@rule("tile.elementwise_inline_asm")
+def lower_elementwise_inline_asm(ctx: Lowering, op: ir.Operation):
+    """Each thread runs the asm on its registers, `pack` at a time: an elementwise op, so any
+    grouping of a thread's registers is right (the arguments share the results' layout: the
+    frontend broadcast them). A thread with fewer than `pack` registers pads with its last."""
+    pack = ir.IntegerAttr(op.attributes["pack"]).value
+    text = ir.StringAttr(op.attributes["asm"]).value
+    constraints = ir.StringAttr(op.attributes["constraints"]).value
+    pure = ir.BoolAttr(op.attributes["pure"]).value
+    operands = [ctx.get(v) for v in op.operands]
+    elements = [memory_type(scalar_type(r.type)) for r in op.results]
+    distributed = isinstance(operands[0], Distributed)
+    args = [list(d.values) if distributed else [d] for d in operands]
+    count = len(args[0])
+    padded = -(-count // pack) * pack
+    args = [values + [values[-1]] * (padded - count) for values in args]
+    registers = ptx.elementwise_asm(text, constraints, args, elements, pure, pack)
+    results = []
+    for values, result in zip(registers, op.results):
+        values = [from_memory(v, scalar_type(result.type)) for v in values[:count]]
+        if not distributed:
+            results.append(values[0])
+            continue
+        layout, shape = ctx.layout_of(result)
+        results.append(Distributed(layout, shape, values))
+    return results

@@ -149,8 +149,11 @@ def lower_store(ctx: Lowering, op: ir.Operation):
     element = scalar_type(value_v.type)
     hints = _hinted(op, ptx.STORE_CACHE) if memory_type(element) == element else None
     ptrs, values = ctx.get(ptr_v), ctx.get(value_v)
-    if not isinstance(ptrs, Distributed):
-        _store_one(ptrs, None if mask_v is None else ctx.get(mask_v), [values], element, hints)
+    if not isinstance(ptrs, Distributed):  # a scalar: every thread holds it, thread 0 stores it
+        mask, owner = None if mask_v is None else ctx.get(mask_v), owner_predicate(ctx, None, ())
+        if owner is not None:
+            mask = owner if mask is None else arith.andi(mask, owner)
+        _store_one(ptrs, mask, [values], element, hints)
         return []
     count = len(ptrs.values)
     masks = _as_list(None if mask_v is None else ctx.get(mask_v), count)

@@ -176,3 +176,65 @@ def atomic(kind: str, pointer: ir.Value, values: list[ir.Value], sem: str,
               f"atom.global.{order}.{_ATOM_OP[kind]}.{suffix} $0, [$1], {operands};",
               [f"={reg}", "l"] + [reg] * len(values))[0]
     return from_bits(old, element)
+
+
+# --- tl.inline_asm_elementwise -----------------------------------------------------------------
+
+_CONSTRAINT_TYPE = {"h": 16, "r": 32, "l": 64}
+
+
+def _register_type(constraint: str) -> ir.Type | None:
+    """The LLVM type an inline-asm operand of `constraint` ("r", "=f", ...) has; None for a
+    pointer ("l" given a pointer keeps it)."""
+    letter = constraint.lstrip("=+&")
+    if letter == "f":
+        return ir.F32Type.get()
+    if letter == "d":
+        return ir.F64Type.get()
+    return _i(_CONSTRAINT_TYPE.get(letter, 32))
+
+
+def _to_register(values: list[ir.Value], t: ir.Type) -> ir.Value:
+    """`values` (`pack` elements) as one operand of type `t`: packed into an integer of their
+    total width, then zero-extended (or truncated) to the register's width."""
+    if len(values) == 1 and isinstance(values[0].type, llvm.PointerType):
+        return values[0]
+    packed = _retype([bits(v) for v in values], 1, _i(width(values[0].type) * len(values)))[0] \
+        if len(values) > 1 else bits(values[0])
+    w = width(t)
+    if packed.type.width < w:
+        packed = arith.extui(_i(w), packed)
+    elif packed.type.width > w:
+        packed = arith.trunci(_i(w), packed)
+    return packed if isinstance(t, ir.IntegerType) else arith.bitcast(t, packed)
+
+
+def _from_register(value: ir.Value, count: int, element: ir.Type) -> list[ir.Value]:
+    """The `count` elements of `element` packed in the asm output `value`."""
+    total = width(element) * count
+    as_int = bits(value)
+    if as_int.type.width > total:
+        as_int = arith.trunci(_i(total), as_int)
+    elif as_int.type.width < total:
+        as_int = arith.extui(_i(total), as_int)
+    if count == 1:
+        return [from_bits(as_int, element) if width(element) == total else as_int]
+    return _retype([as_int], count, element)
+
+
+def elementwise_asm(text: str, constraints: str, args: list[list[ir.Value]],
+                    elements: list[ir.Type], pure: bool, pack: int) -> list[list[ir.Value]]:
+    """The user's `text` run on each `pack` registers of the arguments (`args[a][r]`: register
+    r of argument a; all have the same count, a multiple of `pack`); returns the results'
+    registers (`[result][r]`)."""
+    kinds = [c.strip() for c in constraints.split(",") if c.strip()]
+    outs, ins = kinds[:len(elements)], kinds[len(elements):]
+    out_types = [_register_type(c) for c in outs]
+    results: list[list[ir.Value]] = [[] for _ in elements]
+    for start in range(0, len(args[0]), pack):
+        operands = [_to_register(arg[start:start + pack], _register_type(c))
+                    for arg, c in zip(args, ins)]
+        produced = asm(out_types, operands, text, kinds, side_effects=not pure)
+        for r, (value, element) in enumerate(zip(produced, elements)):
+            results[r] += _from_register(value, pack, element)
+    return results
