@@ -88,10 +88,11 @@ irdl.dialect @tile {
     irdl.results(result: %result)
   }
 
+  // The halves are tensors, or scalars when `src` is a block of 2.
   irdl.operation @split {
     %src = irdl.base "!builtin.tensor"
-    %lhs = irdl.base "!builtin.tensor"
-    %rhs = irdl.base "!builtin.tensor"
+    %lhs = irdl.any
+    %rhs = irdl.any
     irdl.operands(src: %src)
     irdl.results(lhs: %lhs, rhs: %rhs)
   }

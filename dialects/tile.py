@@ -118,7 +118,8 @@ def join(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
 
 
 def split(src: ir.Value) -> tuple[ir.Value, ir.Value]:
-    half = tensor_type(shape_of(src.type)[:-1], element_type(src.type))
+    rest = shape_of(src.type)[:-1]  # a block of 2 splits into two scalars
+    half = tensor_type(rest, element_type(src.type)) if rest else element_type(src.type)
     op = _create("split", [half, half], [src])
     return op.results[0], op.results[1]
 

@@ -298,7 +298,26 @@ def asm_kernels(x_ptr, y_ptr, z_ptr, w_ptr, OP: tl.constexpr, BLOCK: tl.constexp
             dtype=(tl.float32, tl.int32), is_pure=True, pack=1)
         tl.store(z_ptr + offs, s)
         tl.store(w_ptr + offs, d)
+    elif OP == "packed_two":  # four uint8 in one register, four fp32 in four: two results
+        x, y = tl.load(x_ptr + offs), tl.load(y_ptr + offs)
+        wide, doubled = tl.inline_asm_elementwise(
+            "{ .reg .b8 t<4>; mov.b32 {t0, t1, t2, t3}, $8; cvt.u32.u8 $0, t0; "
+            "cvt.u32.u8 $1, t1; cvt.u32.u8 $2, t2; cvt.u32.u8 $3, t3; } "
+            "add.f32 $4, $9, $9; add.f32 $5, $10, $10; add.f32 $6, $11, $11; "
+            "add.f32 $7, $12, $12;", "=r,=r,=r,=r,=r,=r,=r,=r,r,r,r,r,r", [x, y],
+            dtype=(tl.int32, tl.float32), is_pure=True, pack=4)
+        tl.store(z_ptr + offs, doubled)
+        tl.store(w_ptr + offs, wide)
     else:  # "pointer": the asm loads through a pointer operand
         v = tl.inline_asm_elementwise("ld.global.b32 $0, [$1];", "=r,l", [x_ptr + offs],
                                       dtype=tl.int32, is_pure=False, pack=1)
         tl.store(z_ptr + offs, v + 1)
+
+
+@tilec.jit
+def split_pair(x_ptr, z1_ptr, z2_ptr):
+    """A block of 2 splits into two scalars."""
+    z1, z2 = tl.split(tl.load(x_ptr + tl.arange(0, 2)))
+    tl.static_assert(z1.shape == [] and z2.shape == [])
+    tl.store(z1_ptr, z1)
+    tl.store(z2_ptr, z2)

@@ -178,3 +178,10 @@ def k_pow_and_isinstance(x_ptr, N: tl.constexpr):
     scale = 2 ** N
     scale **= 2
     tl.store(x_ptr, v * scale + 10 ** -1)
+
+
+@tilec.jit
+def k_constant_out_of_range(x_ptr):
+    huge: tl.constexpr = 0xFFFFFFFFFFFFFF
+    v = tl.load(x_ptr).to(tl.int32)
+    tl.store(x_ptr, (v + huge).to(tl.float32))

@@ -33,6 +33,7 @@ REJECTED = {
     "k_fstring_of_a_tensor": "f-strings can format compile-time values only",
     "k_runtime_constexpr": "argument 'N' of helper is tl.constexpr but gets a runtime value",
     "k_pow_of_a_tensor": r"operator \*\* works on compile-time values only",
+    "k_constant_out_of_range": "constant 72057594037927935 is out of range for int32",
 }
 
 

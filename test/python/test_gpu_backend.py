@@ -487,7 +487,7 @@ def test_hinted_loads_and_stores_copy_exactly(cache, evict, store_cache, dtype):
 
 @pytest.mark.parametrize("sem, scope", [("acq_rel", "gpu"), ("acquire", "cta"),
                                         ("release", "gpu"), ("relaxed", "sys")])
-@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64, np.float16])
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64, np.float16, np.float64])
 def test_atomics_with_semantics_and_scope_give_the_sums(sem, scope, dtype):
     programs, BLOCK = 64, 128
     v = make(dtype, programs * BLOCK)
@@ -545,6 +545,19 @@ def test_inline_asm_elementwise_in_its_forms():
     np.testing.assert_array_equal(cupy.asnumpy(total), f + i.view(np.float32))
     np.testing.assert_array_equal(cupy.asnumpy(diff), f.view(np.int32) - i)
 
+    wide, doubled = cupy.zeros(n, cupy.int32), cupy.zeros(n, cupy.float32)
+    run("packed_two", cupy.asarray(b), cupy.asarray(f), doubled, wide)
+    np.testing.assert_array_equal(cupy.asnumpy(wide), b.astype(np.int32))
+    np.testing.assert_array_equal(cupy.asnumpy(doubled), f + f)
+
     out = cupy.zeros(n, cupy.int32)
     run("pointer", cupy.asarray(i), cupy.asarray(i), out, out)
     np.testing.assert_array_equal(cupy.asnumpy(out), i + 1)
+
+
+def test_a_block_of_two_splits_into_two_scalars(monkeypatch):
+    x = np.array([7, -3], np.int64)
+    z1, z2 = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    gpu, interp = run_both(G.split_pair, (1,), [x, z1, z2], 1, monkeypatch)
+    np.testing.assert_array_equal(gpu, [7])
+    np.testing.assert_array_equal(interp, [7])

@@ -41,7 +41,8 @@ def test_cache_modifiers_and_eviction_policies_reach_the_ptx(ty, width, cache, e
 @pytest.mark.parametrize("sem, scope", [("acq_rel", "gpu"), ("acquire", "cta"),
                                         ("release", "gpu"), ("relaxed", "sys")])
 @pytest.mark.parametrize("ty, add, maximum", [
-    ("fp32", "add.f32", None), ("fp16", "add.noftz.f16", None),
+    ("fp32", "add.f32", "max.s32"), ("fp64", "add.f64", "max.s64"),
+    ("fp16", "add.noftz.f16", None),
     ("bf16", "add.noftz.bf16", None), ("i32", "add.u32", "max.s32"),
     ("u32", "add.u32", "max.u32"), ("i64", "add.u64", "max.s64")])
 def test_atomics_carry_their_semantics_and_scope(sem, scope, ty, add, maximum):
@@ -49,8 +50,10 @@ def test_atomics_carry_their_semantics_and_scope(sem, scope, ty, add, maximum):
                                    "v_ptr": f"*{ty}"}, SEM=sem, SCOPE=scope, BLOCK=128)
     assert f"atom.global.{scope}.{sem}.{add}" in ptx
     assert f"atom.global.{sem}.{scope}.cas.b32" in ptx
-    if maximum is not None:  # float max has no PTX atom: a compare-and-swap loop
+    if maximum is not None:  # fp16 max has no PTX atom: a compare-and-swap loop
         assert f"atom.global.{scope}.{sem}.{maximum}" in ptx
+    if ty.startswith("fp") and maximum is not None:  # negative floats: unsigned min on bits
+        assert f"atom.global.{scope}.{sem}.min.u{maximum[-2:]}" in ptx
 
 
 @pytest.mark.parametrize("ty", ["i8", "i16", "i32", "i64"])
@@ -79,10 +82,11 @@ def test_a_scalar_store_is_predicated_on_thread_zero():
 
 @pytest.mark.parametrize("op, types, count", [
     ("shift", ("u32", "u32", "u32", "i32"), 4), ("packed", ("u8", "u8", "i8", "i32"), 1),
-    ("two_results", ("fp32", "i32", "fp32", "i32"), 4), ("pointer", ("i32",) * 4, 4)])
+    ("two_results", ("fp32", "i32", "fp32", "i32"), 4), ("pointer", ("i32",) * 4, 4),
+    ("packed_two", ("u8", "fp32", "fp32", "i32"), 1)])
 def test_inline_asm_runs_once_per_pack_of_a_threads_registers(op, types, count):
-    """512 elements over 128 threads: 4 registers each, one asm per register, or one per
-    register of four packed int8 (pack=4)."""
+    """512 elements over 128 threads: 4 registers each, one asm per register, or one for all
+    four (pack=4: the int8 packed in one register, the fp32 in four)."""
     ptx = _ptx(G.asm_kernels, {name: f"*{t}:16" for name, t in
                                zip(("x_ptr", "y_ptr", "z_ptr", "w_ptr"), types)},
                OP=op, BLOCK=512)
@@ -113,3 +117,10 @@ def test_inline_asm_mistakes_are_errors_and_the_interpreter_says_it_cannot_run_i
     bad.interpret = True
     with pytest.raises(CompilationError, match="runs on the GPU only"):
         bad[(1,)](np.zeros(8, np.int32), CASE=2)
+
+
+def test_a_block_of_two_splits_into_two_scalars_when_compiled():
+    """tl.split of a 2-element block: the halves are scalars (it failed to compile)."""
+    compiled = tilec.compile(G.split_pair, signature={"x_ptr": "*i64", "z1_ptr": "*i64",
+                                                      "z2_ptr": "*i64"})
+    assert '"tile.split"' in compiled.asm["tile"] and "-> (i64, i64)" in compiled.asm["tile"]

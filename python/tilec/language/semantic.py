@@ -48,7 +48,7 @@ def _scalar_attr(value, ty: dtype) -> ir.Attribute:
     width = ty.primitive_bitwidth
     value = int(value)
     if not -2**(width - 1) <= value < 2**width and width > 1:
-        raise SemanticError(f"constant {value} does not fit in {ty}")
+        raise SemanticError(f"constant {value} is out of range for {ty} (it does not fit)")
     if width == 1:
         return ir.IntegerAttr.get(ty.to_ir(), int(bool(value)))
     if value >= 2**(width - 1):  # store unsigned values in two's complement
@@ -255,7 +255,7 @@ def check_literal(value, ty: dtype) -> None:
         lo = 0 if ty.is_int_unsigned() else -2**(ty.int_bitwidth - 1)
         hi = 2**ty.int_bitwidth if ty.is_int_unsigned() else 2**(ty.int_bitwidth - 1)
         if not lo <= value < hi:
-            raise SemanticError(f"constant {value} does not fit in {ty}")
+            raise SemanticError(f"constant {value} is out of range for {ty} (it does not fit)")
 
 
 def operand_type(x) -> dtype:
@@ -497,16 +497,31 @@ def check_inline_asm(asm, constraints, args, dtypes, pack) -> tuple[list, list, 
     if not all(isinstance(d, dtype) for d in dtypes):
         raise SemanticError(f"tl.inline_asm_elementwise: `dtype` must be a tl dtype or a tuple "
                             f"of them, got {dtypes!r}")
-    kinds = [c.strip() for c in constraints.split(",") if c.strip()]
-    outputs = [c for c in kinds if c.startswith("=")]
-    if len(outputs) != len(dtypes) or len(kinds) - len(outputs) != len(args):
-        raise SemanticError(f"tl.inline_asm_elementwise: the constraints {constraints!r} name "
-                            f"{len(outputs)} outputs and {len(kinds) - len(outputs)} inputs, "
-                            f"for {len(dtypes)} dtypes and {len(args)} arguments")
     if not isinstance(pack, int) or pack < 1 or pack & (pack - 1):
         raise SemanticError(f"tl.inline_asm_elementwise: `pack` must be a power of two, got "
                             f"{pack!r}")
+    kinds = [c.strip() for c in constraints.split(",") if c.strip()]
+    outputs = [c for c in kinds if c.startswith("=")]
+    want_out = sum(asm_registers(d, pack) for d in dtypes)
+    want_in = sum(asm_registers(_operand_type(a), pack) for a in args)
+    if len(outputs) != want_out or len(kinds) - len(outputs) != want_in:
+        raise SemanticError(f"tl.inline_asm_elementwise: the constraints {constraints!r} name "
+                            f"{len(outputs)} outputs and {len(kinds) - len(outputs)} inputs; "
+                            f"{len(dtypes)} results and {len(args)} arguments with pack={pack} "
+                            f"take {want_out} and {want_in}")
     return args, dtypes, pack
+
+
+def _operand_type(value) -> dtype:
+    value = unwrap(value)
+    return value.dtype if isinstance(value, tensor) else literal_type(value)
+
+
+def asm_registers(ty: dtype, pack: int) -> int:
+    """Registers one inline-asm instance uses for `pack` elements of `ty`: elements narrower
+    than 32 bits share 32-bit registers (four int8 in one), wider ones take one each."""
+    bits = 64 if ty.is_ptr() else ty.primitive_bitwidth
+    return pack // min(pack, 32 // bits) if bits < 32 else pack
 
 
 def inline_asm_elementwise(asm: str, constraints: str, args, dtypes, is_pure: bool,

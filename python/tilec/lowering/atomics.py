@@ -1,6 +1,7 @@
 """Lowering of `tile.atomic_rmw` and `tile.atomic_cas`: PTX `atom` with the op's memory
-semantics and scope (ptx.atomic) where PTX has the instruction, LLVM atomics otherwise (16-bit
-integer read-modify-writes, float min/max: LLVM makes them compare-and-swap loops).
+semantics and scope (ptx.atomic) where PTX has the instruction (fp32/fp64 min and max as
+integer atoms on the bits), LLVM atomics otherwise (16-bit integer and float read-modify-writes
+PTX lacks: LLVM makes them compare-and-swap loops).
 
 An element that several threads hold (a replicated layout, or a scalar every thread has) is
 updated once: only the thread whose replicated lane and warp bits are zero issues the atomic;

@@ -166,6 +166,8 @@ def atomic(kind: str, pointer: ir.Value, values: list[ir.Value], sem: str,
     `pointer` with `values` (the operand; for cas the compared value then the new one);
     returns the old value, or None when PTX has no such atom (the caller lowers it otherwise)."""
     element = values[0].type
+    if kind in ("fmax", "fmin") and str(element) in ("f32", "f64"):
+        return _float_min_max(kind, pointer, values[0], sem, scope)
     suffix = _atom_type(kind, element)
     if suffix is None:
         return None
@@ -176,6 +178,21 @@ def atomic(kind: str, pointer: ir.Value, values: list[ir.Value], sem: str,
               f"atom.global.{order}.{_ATOM_OP[kind]}.{suffix} $0, [$1], {operands};",
               [f"={reg}", "l"] + [reg] * len(values))[0]
     return from_bits(old, element)
+
+
+def _float_min_max(kind: str, pointer: ir.Value, value: ir.Value, sem: str,
+                   scope: str) -> ir.Value:
+    """Float max (min) as one integer atom on the bits: IEEE floats of one sign order as their
+    bits do, as signed integers when non-negative and reversed as unsigned when negative. So a
+    non-negative value takes the signed max (min) and a negative one the unsigned min (max)."""
+    w = width(value.type)
+    reg = _REGISTER[w]
+    positive, negative = ("max", "min") if kind == "fmax" else ("min", "max")
+    text = (f"{{ .reg .pred neg; setp.lt.s{w} neg, $2, 0; "
+            f"@!neg atom.global.{scope}.{sem}.{positive}.s{w} $0, [$1], $2; "
+            f"@neg atom.global.{scope}.{sem}.{negative}.u{w} $0, [$1], $2; }}")
+    old = asm([_i(w)], [pointer, bits(value)], text, [f"={reg}", "l", reg])[0]
+    return from_bits(old, value.type)
 
 
 # --- tl.inline_asm_elementwise -----------------------------------------------------------------
@@ -222,19 +239,34 @@ def _from_register(value: ir.Value, count: int, element: ir.Type) -> list[ir.Val
     return _retype([as_int], count, element)
 
 
+def _per_register(element: ir.Type, pack: int) -> int:
+    """Elements of `element` in one register of an inline-asm instance of `pack` (what
+    semantic.asm_registers counts): narrower than 32 bits share 32-bit registers."""
+    w = 64 if isinstance(element, llvm.PointerType) else width(element)
+    return min(pack, 32 // w) if w < 32 else 1
+
+
 def elementwise_asm(text: str, constraints: str, args: list[list[ir.Value]],
                     elements: list[ir.Type], pure: bool, pack: int) -> list[list[ir.Value]]:
     """The user's `text` run on each `pack` registers of the arguments (`args[a][r]`: register
     r of argument a; all have the same count, a multiple of `pack`); returns the results'
-    registers (`[result][r]`)."""
+    registers (`[result][r]`). The asm's operands: each result's registers, then each
+    argument's, `pack` elements each (several per register when narrower than 32 bits)."""
     kinds = [c.strip() for c in constraints.split(",") if c.strip()]
-    outs, ins = kinds[:len(elements)], kinds[len(elements):]
+    out_groups = [_per_register(e, pack) for e in elements]
+    n_out = sum(pack // per for per in out_groups)
+    outs, ins = kinds[:n_out], kinds[n_out:]
     out_types = [_register_type(c) for c in outs]
     results: list[list[ir.Value]] = [[] for _ in elements]
     for start in range(0, len(args[0]), pack):
-        operands = [_to_register(arg[start:start + pack], _register_type(c))
-                    for arg, c in zip(args, ins)]
-        produced = asm(out_types, operands, text, kinds, side_effects=not pure)
-        for r, (value, element) in enumerate(zip(produced, elements)):
-            results[r] += _from_register(value, pack, element)
+        operands, k = [], 0
+        for arg in args:
+            per = _per_register(arg[0].type, pack)
+            for first in range(start, start + pack, per):
+                operands.append(_to_register(arg[first:first + per], _register_type(ins[k])))
+                k += 1
+        produced = iter(asm(out_types, operands, text, kinds, side_effects=not pure))
+        for r, (element, per) in enumerate(zip(elements, out_groups)):
+            for _ in range(pack // per):
+                results[r] += _from_register(next(produced), per, element)
     return results
