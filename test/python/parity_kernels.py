@@ -185,3 +185,12 @@ def k_constant_out_of_range(x_ptr):
     huge: tl.constexpr = 0xFFFFFFFFFFFFFF
     v = tl.load(x_ptr).to(tl.int32)
     tl.store(x_ptr, (v + huge).to(tl.float32))
+
+
+@tilec.jit
+def k_subscripts_of_a_scalar(x_ptr):
+    """A reduced scalar indexed with a trailing ':' (Triton ignores it): a [1, 1] block."""
+    s = tl.sum(tl.load(x_ptr + tl.arange(0, 4)), 0)
+    b = s[None, None, :]
+    tl.static_assert(b.shape == [1, 1])
+    tl.store(x_ptr + tl.arange(0, 1)[:, None], b)

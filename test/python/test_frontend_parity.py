@@ -87,3 +87,10 @@ def test_pow_of_constants_folds_and_isinstance_of_tensors_is_known():
     x = np.full(4, 1.0, np.float32)
     _interpret(P.k_pow_and_isinstance, x, N=3)
     np.testing.assert_allclose(x[0], 64 + 0.1)
+
+
+def test_a_trailing_colon_past_the_last_dimension_is_no_error():
+    _compile(P.k_subscripts_of_a_scalar)
+    x = np.array([1, 2, 3, 4], np.float32)
+    _interpret(P.k_subscripts_of_a_scalar, x)
+    assert x[0] == 10

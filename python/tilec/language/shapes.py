@@ -98,7 +98,9 @@ def trans(x: tensor, dims=()) -> tensor:
 
 def subscript_axes(index, shape) -> list[int]:
     """The dimensions `x[index]` inserts, in order (each `None` of the index; `:` keeps a
-    dimension). Anything else is an error, as in Triton."""
+    dimension). Anything else is an error, as in Triton; as there, a ':' past the last
+    dimension is no error (`s[None, None, :]` of a scalar is a [1, 1] block), and a None
+    past it is expand_dims' error."""
     items = index if isinstance(index, tuple) else (index,)
     inserted, dim = [], 0
     for item in items:
@@ -109,8 +111,6 @@ def subscript_axes(index, shape) -> list[int]:
                                 "':' and None only (e.g. x[:, None]); use tl.gather or masks to "
                                 "select elements")
         dim += 1
-    if dim > len(shape) + len(inserted):
-        raise SemanticError(f"too many indices for a block of shape {list(shape)}")
     return inserted
 
 

@@ -125,13 +125,13 @@ def _store_one(pointer: ir.Value, mask: ir.Value | None, values: list[ir.Value],
                element: ir.Type, hints: tuple[str, str] | None = None) -> None:
     vec = len(values)
     alignment = vec * _bytes(element)
+    value = None if hints is not None else vector_of(values, element) if vec > 1 else values[0]
 
     def store():
         if hints is not None:
             ptx.store(pointer, values, *hints)
         else:
-            llvm.store(vector_of(values, element) if vec > 1 else values[0], pointer,
-                       alignment=alignment)
+            llvm.store(value, pointer, alignment=alignment)
 
     if mask is None:
         store()

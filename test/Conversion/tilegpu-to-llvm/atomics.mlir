@@ -47,9 +47,9 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 
 // -----
 
-// atomic_rmw. A masked fadd on 128 fp32 (one element per thread, no copies) is one atomicrmw per
-// element under its mask: relaxed is `monotonic`, scope gpu `syncscope("device")`, and a
-// masked-off element yields undef. A scalar add whose old value is used: every thread holds
+// atomic_rmw. A masked fadd on 128 fp32 (one element per thread, no copies) is one PTX atom per
+// element under its mask (inline asm: LLVM's atomics do not carry the semantics and scope to
+// PTX), its operand and old value in integer registers, and a masked-off element yields undef. A scalar add whose old value is used: every thread holds
 // the scalar, so only thread 0 (lane and warp ids zero) issues it, writes the old value to
 // shared memory (4 bytes, the first use: no barrier before), and after a barrier every thread
 // reads it back.
@@ -63,11 +63,13 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // CHECK: [[M:%.*]] = arith.cmpi slt, {{%.*}}, [[N]] : i32
 // CHECK-NEXT: [[PP:%.*]] = llvm.getelementptr [[P]]
 // CHECK-NEXT: scf.if [[M]] -> (f32) {
-// CHECK-NEXT: llvm.atomicrmw fadd [[PP]], [[X]] syncscope("device") monotonic : !llvm.ptr<1>, f32
+// CHECK-NEXT: [[XB:%.*]] = arith.bitcast [[X]] : f32 to i32
+// CHECK-NEXT: [[OB:%.*]] = llvm.inline_asm has_side_effects "atom.global.gpu.relaxed.add.f32 $0, [$1], $2;", "=r,l,r" [[PP]], [[XB]] : (!llvm.ptr<1>, i32) -> i32
+// CHECK-NEXT: arith.bitcast [[OB]] : i32 to f32
 // CHECK: llvm.mlir.undef : f32
 // CHECK-NOT: gpu.barrier
 // CHECK: [[OLD:%.*]] = scf.if [[THREAD0]] -> (i32) {
-// CHECK-NEXT: llvm.atomicrmw add [[CNT]], {{%.*}} syncscope("device") acq_rel : !llvm.ptr<1>, i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "atom.global.gpu.acq_rel.add.u32 $0, [$1], $2;", "=r,l,r" [[CNT]], {{%.*}} : (!llvm.ptr<1>, i32) -> i32
 // CHECK: scf.if [[THREAD0]] {
 // CHECK: llvm.store [[OLD]], {{%.*}} : i32, !llvm.ptr<3>
 // CHECK-NEXT: }
@@ -94,22 +96,20 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 
 // -----
 
-// atomic_cas on 128 i64 (one per thread): one cmpxchg per element, unguarded, acq_rel on
-// success and acquire on failure, scope cta `syncscope("block")`; the old value is field 0 of
-// its result. A scalar cas (release, scope sys: no syncscope; monotonic on failure) is issued
-// by thread 0 only; its old value is unused, so it needs no shared memory.
+// atomic_cas on 128 i64 (one per thread): one PTX atom.cas per element, unguarded, with its
+// semantics and scope (acq_rel, cta). A scalar cas (release, scope sys) is issued by thread 0
+// only; its old value is unused, so it needs no shared memory.
 // CHECK: module attributes {gpu.container_module
 // CHECK-SAME: tilegpu.shared_bytes = 0 : i32
 // CHECK-LABEL: gpu.func @cas
 // CHECK-SAME: ([[P:%[^:]*]]: !llvm.ptr<1>, [[C:%[^:]*]]: i64, [[V:%[^:]*]]: i64, [[OUT:%[^:]*]]: !llvm.ptr<1>, [[F:%[^:]*]]: !llvm.ptr<1>)
 // CHECK: [[THREAD0:%.*]] = arith.andi {{%.*}}, {{%.*}} : i1
 // CHECK: [[PP:%.*]] = llvm.getelementptr [[P]]{{\[}}[[I:%.*]]{{\]}} : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i64
-// CHECK-NEXT: [[R:%.*]] = llvm.cmpxchg [[PP]], [[C]], [[V]] syncscope("block") acq_rel acquire : !llvm.ptr<1>, i64
-// CHECK-NEXT: [[OLD:%.*]] = llvm.extractvalue [[R]][0] : !llvm.struct<(i64, i1)>
+// CHECK-NEXT: [[OLD:%.*]] = llvm.inline_asm has_side_effects "atom.global.acq_rel.cta.cas.b64 $0, [$1], $2, $3;", "=l,l,l,l" [[PP]], [[C]], [[V]] : (!llvm.ptr<1>, i64, i64) -> i64
 // CHECK-NEXT: [[OP:%.*]] = llvm.getelementptr [[OUT]]{{\[}}[[I]]{{\]}}
 // CHECK-NEXT: llvm.store [[OLD]], [[OP]] {alignment = 8 : i64} : i64, !llvm.ptr<1>
 // CHECK: {{%.*}} = scf.if [[THREAD0]] -> (i32) {
-// CHECK-NEXT: llvm.cmpxchg [[F]], {{%.*}}, {{%.*}} release monotonic : !llvm.ptr<1>, i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "atom.global.release.sys.cas.b32 $0, [$1], $2, $3;", "=r,l,r,r" [[F]], {{%.*}}, {{%.*}} : (!llvm.ptr<1>, i32, i32) -> i32
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
 #b = #tilegpu.blocked<[1], [32], [4], [0]>
@@ -127,6 +127,25 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     %zero = arith.constant 0 : i32
     %one = arith.constant 1 : i32
     %prev = "tile.atomic_cas"(%flag, %zero, %one) {sem = "release", scope = "sys"} : (!tile.ptr<i32, 1 : i32>, i32, i32) -> i32
+    return
+  }
+}
+
+// -----
+
+// fp32 max has no PTX atom: one integer atom on the bits, chosen by the value's sign (floats of
+// one sign order as their bits: signed max for non-negative values, unsigned min for negative).
+// CHECK-LABEL: gpu.func @float_max
+// CHECK: llvm.inline_asm has_side_effects "{ .reg .pred neg; setp.lt.s32 neg, $2, 0; @!neg atom.global.gpu.acq_rel.max.s32 $0, [$1], $2; @neg atom.global.gpu.acq_rel.min.u32 $0, [$1], $2; }", "=r,l,r"
+// CHECK-NOT: llvm.cmpxchg
+#b = #tilegpu.blocked<[1], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @float_max(%p: !tile.ptr<f32, 1 : i32>, %x: f32) {
+    %ps = "tile.splat"(%p) : (!tile.ptr<f32, 1 : i32>) -> tensor<128x!tile.ptr<f32, 1 : i32>, #b>
+    %rg = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32, #b>
+    %pp = "tile.addptr"(%ps, %rg) : (tensor<128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128xi32, #b>) -> tensor<128x!tile.ptr<f32, 1 : i32>, #b>
+    %xs = "tile.splat"(%x) : (f32) -> tensor<128xf32, #b>
+    %old = "tile.atomic_rmw"(%pp, %xs) {rmw_op = "max", scope = "gpu", sem = "acq_rel"} : (tensor<128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128xf32, #b>) -> tensor<128xf32, #b>
     return
   }
 }

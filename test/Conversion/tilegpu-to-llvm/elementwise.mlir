@@ -187,3 +187,29 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// tile.elementwise_inline_asm: each thread runs the asm on its registers `pack` at a time. 512
+// int8 over 128 threads (4 per thread) with pack = 4: one asm, its 4 bytes packed into one
+// 32-bit register (a vector<4xi8> bitcast to i32) and the output unpacked the same way; two
+// results of 512 fp32/i32 with pack = 1: one asm per register, f32 through "f" and i32 "r".
+// Not pure: kept although their results are unused.
+// CHECK-LABEL: gpu.func @inline_asm
+// CHECK: llvm.bitcast {{%.*}} : vector<4xi8> to i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "and.b32 $0, $1, 0x1F1F1F1F;", "=r,r" {{%.*}} : (i32) -> i32
+// CHECK-NEXT: llvm.bitcast {{%.*}} : i32 to vector<4xi8>
+// CHECK-NOT: "and.b32
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects "add.f32 $0, $2, $3; sub.s32 $1, $2, $3;", "=f,=r,f,r" {{%.*}}, {{%.*}} : (f32, i32) -> !llvm.struct<(f32, i32)>
+// CHECK-NOT: llvm.inline_asm
+#b = #tilegpu.blocked<[4], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @inline_asm(%b0: i8, %x0: f32, %y0: i32) {
+    %b = "tile.splat"(%b0) : (i8) -> tensor<512xi8, #b>
+    %x = "tile.splat"(%x0) : (f32) -> tensor<512xf32, #b>
+    %y = "tile.splat"(%y0) : (i32) -> tensor<512xi32, #b>
+    %m = "tile.elementwise_inline_asm"(%b) {asm = "and.b32 $0, $1, 0x1F1F1F1F;", constraints = "=r,r", operandSegmentSizes = array<i32: 1, 0, 0, 0>, pack = 4 : i32, pure = false, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<512xi8, #b>) -> tensor<512xi8, #b>
+    %s, %d = "tile.elementwise_inline_asm"(%x, %y) {asm = "add.f32 $0, $2, $3; sub.s32 $1, $2, $3;", constraints = "=f,=r,f,r", operandSegmentSizes = array<i32: 1, 1, 0, 0>, pack = 1 : i32, pure = false, resultSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<512xf32, #b>, tensor<512xi32, #b>) -> (tensor<512xf32, #b>, tensor<512xi32, #b>)
+    return
+  }
+}

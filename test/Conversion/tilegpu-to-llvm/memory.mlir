@@ -149,3 +149,29 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// A cache modifier or an eviction policy makes the access the PTX instruction that has it
+// (inline asm: LLVM's loads and stores cannot carry them): 4 fp32 per thread as one
+// ld.global.cg.v4.b32 into four 32-bit registers, stored with st.global.L1::evict_last (an
+// eviction policy wins over a cache operator: PTX takes one or the other). A scalar store
+// (every thread holds it) is thread 0's.
+// CHECK-LABEL: gpu.func @hinted
+// CHECK: llvm.inline_asm has_side_effects "ld.global.cg.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" {{%.*}} : (!llvm.ptr<1>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: llvm.inline_asm has_side_effects "st.global.L1::evict_last.v4.b32 [$0], {$1, $2, $3, $4};", "l,r,r,r,r"
+// CHECK: scf.if {{%.*}} {
+// CHECK-NEXT: llvm.store {{%.*}}, %arg1 {alignment = 4 : i64} : f32, !llvm.ptr<1>
+#b = #tilegpu.blocked<[4], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @hinted(%x: !tile.ptr<f32, 1 : i32> {tile.divisibility = 16 : i32}, %s: !tile.ptr<f32, 1 : i32>) {
+    %ps = "tile.splat"(%x) : (!tile.ptr<f32, 1 : i32>) -> tensor<512x!tile.ptr<f32, 1 : i32>, #b>
+    %rg = "tile.make_range"() {end = 512 : i32, start = 0 : i32} : () -> tensor<512xi32, #b>
+    %pp = "tile.addptr"(%ps, %rg) : (tensor<512x!tile.ptr<f32, 1 : i32>, #b>, tensor<512xi32, #b>) -> tensor<512x!tile.ptr<f32, 1 : i32>, #b>
+    %v = "tile.load"(%pp) {cache = "cg", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<512x!tile.ptr<f32, 1 : i32>, #b>) -> tensor<512xf32, #b>
+    "tile.store"(%pp, %v) {cache = "cs", evict = "evict_last"} : (tensor<512x!tile.ptr<f32, 1 : i32>, #b>, tensor<512xf32, #b>) -> ()
+    %c = arith.constant 1.0 : f32
+    "tile.store"(%s, %c) {cache = "none", evict = "evict_normal"} : (!tile.ptr<f32, 1 : i32>, f32) -> ()
+    return
+  }
+}

@@ -5,8 +5,8 @@
 // A sum of 512 fp32 over 4 warps (4 registers per thread): the thread adds its 4 registers,
 // the warp combines with butterfly shuffles over lane bits 1, 2, 4, 8, 16, each warp writes its
 // partial to its slot of @global_smem (the first use of shared memory: no barrier before it),
-// waits at a barrier, and every thread adds the 4 slots in order. The module records the 16
-// bytes the reduction needs.
+// waits at a barrier, and every thread adds the 4 slots in order; thread 0 stores the scalar.
+// The module records the 16 bytes the reduction needs.
 // CHECK: tilegpu.shared_bytes = 16 : i32
 // CHECK-LABEL: gpu.func @sum_512
 // CHECK: [[V:%.*]] = llvm.load {{%.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
@@ -25,7 +25,9 @@
 // CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-4: llvm.load {{%.*}} : !llvm.ptr<3> -> f32
 // CHECK: [[TOTAL:%.*]] = arith.addf
+// CHECK-NEXT: scf.if {{%.*}} {
 // CHECK-NEXT: llvm.store [[TOTAL]], %arg1
+// CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
 #b = #tilegpu.blocked<[4], [32], [4], [0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
