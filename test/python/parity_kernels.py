@@ -194,3 +194,23 @@ def k_subscripts_of_a_scalar(x_ptr):
     b = s[None, None, :]
     tl.static_assert(b.shape == [1, 1])
     tl.store(x_ptr + tl.arange(0, 1)[:, None], b)
+
+
+@tilec.jit
+def k_assigned_literals(x_ptr, out_ptr, N: tl.constexpr):
+    """As in Triton, a number literal assigned to a name is a scalar tensor (with .dtype and
+    .to); an annotated constexpr stays a compile-time constant."""
+    acc = 0
+    acc = acc.to(tl.int64)
+    one = 1
+    half = 0.5
+    flag = True
+    big = 3000000000
+    K: tl.constexpr = 4
+    tl.static_assert(acc.dtype == tl.int64 and one.dtype == tl.int32)
+    tl.static_assert(half.dtype == tl.float32 and flag.dtype == tl.int1)
+    tl.static_assert(big.dtype == tl.uint32)  # past int32, within uint32 (Triton's rule)
+    for i in range(0, N):
+        acc += tl.load(x_ptr + i)
+    v = tl.full([K], one, dtype=one.dtype)
+    tl.store(out_ptr + tl.arange(0, K), (acc + v).to(tl.float32) * half)

@@ -153,6 +153,9 @@ def build_tile_module() -> tuple[ir.Module, dict]:
         s["gather"] = tile.gather(x, tile.expand_dims(tile.make_range(0, 8), 0), 1)
         s["histogram"] = tile.histogram(s["range"], 16)
         s["cat"] = tile.cat(x, y)
+        s["asm"], s["asm_i"] = tile.elementwise_inline_asm(
+            "mov.b32 $0, $2; mov.b32 $1, $2;", "=f,=r,f", [x], [x.type, tile.like(x.type, i32())],
+            True, 1)
         s["rmw"] = tile.atomic_rmw("fadd", s["ptrs"], s["load"])
         s["rmw_mask"] = tile.atomic_rmw("fadd", s["ptrs"], s["load"], s["mask"], sem="relaxed",
                                         scope="cta")

@@ -94,3 +94,16 @@ def test_a_trailing_colon_past_the_last_dimension_is_no_error():
     x = np.array([1, 2, 3, 4], np.float32)
     _interpret(P.k_subscripts_of_a_scalar, x)
     assert x[0] == 10
+
+
+def test_assigned_number_literals_are_scalar_tensors_in_both_modes():
+    tilec.compile(P.k_assigned_literals, signature={"x_ptr": "*i32", "out_ptr": "*fp32"},
+                  constexprs={"N": 5}, stop_after="tile")
+    x = np.arange(1, 6, dtype=np.int32)
+    out = np.zeros(4, np.float32)
+    P.k_assigned_literals.interpret = True
+    try:
+        P.k_assigned_literals[(1,)](x, out, N=5)
+    finally:
+        P.k_assigned_literals.interpret = None
+    np.testing.assert_array_equal(out, (15 + 1) * 0.5)

@@ -561,3 +561,12 @@ def test_a_block_of_two_splits_into_two_scalars(monkeypatch):
     gpu, interp = run_both(G.split_pair, (1,), [x, z1, z2], 1, monkeypatch)
     np.testing.assert_array_equal(gpu, [7])
     np.testing.assert_array_equal(interp, [7])
+
+
+def test_assigned_number_literals_are_tensors_on_the_gpu_too(monkeypatch):
+    import parity_kernels as P
+    x = np.arange(1, 6, dtype=np.int32)
+    out = np.zeros(4, np.float32)
+    gpu, interp = run_both(P.k_assigned_literals, (1,), [x, out], 1, monkeypatch, N=5)
+    np.testing.assert_array_equal(gpu, interp)
+    np.testing.assert_array_equal(gpu, (15 + 1) * 0.5)

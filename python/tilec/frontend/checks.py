@@ -194,3 +194,11 @@ def check_format(value):
         raise SemanticError("f-strings can format compile-time values only; pass tensors to "
                             "tl.device_print as arguments")
     return value
+
+
+def is_number_literal(node: ast.AST) -> bool:
+    """`0`, `1.5`, `True`, `-3`: a number written in the source (what Triton makes a tensor when
+    it is assigned to a name)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float))

@@ -140,6 +140,10 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign):
         value = self.visit(node.value)
+        if checks.is_number_literal(node.value) and not self.is_library:
+            # As in Triton, `x = 0` makes x a scalar tensor (x.dtype is int32, x.to(...) works);
+            # `x: tl.constexpr = 0` keeps a compile-time constant.
+            value = semantic.to_tensor(value)
         for target in node.targets:
             self.assign(target, value)
 

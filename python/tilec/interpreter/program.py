@@ -7,7 +7,7 @@ call `f(a, b)` is `__tilec_call__(f, a, b)` and every f-string field `{x}` is
 `{__tilec_format__(x)}`: `checked_call` asks the frontend's `call_kind` what the call is, so a
 call the compiler would reject (a plain Python or NumPy function, `len` of a run-time value, a
 constexpr parameter given a run-time value) raises the same error, and otherwise runs it as
-Python. The copy keeps the original's file name and line numbers, globals, closure and defaults,
+Python; a number literal assigned to a name (`x = 0`) is a scalar tensor, as when compiling. The copy keeps the original's file name and line numbers, globals, closure and defaults,
 so tracebacks, `print` and `breakpoint()` behave as in the original.
 """
 from __future__ import annotations
@@ -18,11 +18,12 @@ import types
 
 from tilec.frontend import checks
 from tilec.frontend.codegen import CodeGenerator
+from tilec.interpreter.arith import to_block
 from tilec.kernel import as_jit
 from tilec.language import builtins as tl
 from tilec.language.core import tensor, unwrap
 
-CALL, FORMAT = "__tilec_call__", "__tilec_format__"
+CALL, FORMAT, LITERAL = "__tilec_call__", "__tilec_format__", "__tilec_literal__"
 _RUNNABLE = "__tilec_interpreted__"
 
 
@@ -68,6 +69,14 @@ class _Instrument(ast.NodeTransformer):
             ast.Call(func=ast.Name(CALL, ast.Load()), args=[node.func, *node.args],
                      keywords=node.keywords), node)
 
+    def visit_Assign(self, node: ast.Assign):
+        self.generic_visit(node)
+        if checks.is_number_literal(node.value):  # `x = 0`: a scalar tensor, as compiled
+            node.value = ast.copy_location(
+                ast.Call(func=ast.Name(LITERAL, ast.Load()), args=[node.value], keywords=[]),
+                node.value)
+        return node
+
     def visit_FormattedValue(self, node: ast.FormattedValue):
         self.generic_visit(node)
         node.value = ast.copy_location(
@@ -87,7 +96,8 @@ def _instrumented(fn):
     free = list(original.__code__.co_freevars)
     outer = ast.FunctionDef(
         name="__tilec_outer__",
-        args=ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in [CALL, FORMAT, *free]],
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(n) for n in [CALL, FORMAT, LITERAL,
+                                                                         *free]],
                            vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
         body=[fn_def, ast.Return(ast.Name(fn_def.name, ast.Load()))], decorator_list=[],
         returns=None, type_params=[])
@@ -99,7 +109,8 @@ def _instrumented(fn):
     outer_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner_code = next(c for c in outer_code.co_consts
                       if isinstance(c, types.CodeType) and c.co_name == fn_def.name)
-    cells = {CALL: types.CellType(checked_call), FORMAT: types.CellType(checks.check_format)}
+    cells = {CALL: types.CellType(checked_call), FORMAT: types.CellType(checks.check_format),
+             LITERAL: types.CellType(to_block)}
     cells.update(zip(free, original.__closure__ or ()))
     made = types.FunctionType(inner_code, original.__globals__, original.__name__,
                               original.__defaults__,
