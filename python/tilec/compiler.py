@@ -266,7 +266,7 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
         if kind == "constexpr":
             constants[p.name] = value
         else:
-            params.append(KernelParam(p.name, parse_type(kind), bool(value)))
+            params.append(KernelParam(p.name, parse_type(kind, const=p.is_const), bool(value)))
     complete = stop_after == "cubin"
     cache_key = cache_key_of(fn, key, options) if complete else None
     cached = _from_cache(cache_key, fn, params, constants, options) if complete else None

@@ -20,7 +20,7 @@ from typing import Any
 from tilec.errors import CompilationError
 from tilec.language.core import (constexpr, interpreted_call, interpreting, is_constexpr_function,
                                  is_language_function, tensor, unwrap)
-from tilec.language.dtypes import dtype
+from tilec.language.dtypes import const, dtype
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,13 @@ class Param:
     index: int
     is_constexpr: bool
     default: Any = inspect.Parameter.empty
+    is_const: bool = False  # annotated tl.const: a read-only pointer
+
+
+def _is_const_annotation(annotation) -> bool:
+    if annotation is const:
+        return True
+    return isinstance(annotation, str) and annotation.split(".")[-1] == "const"
 
 
 def _is_constexpr_annotation(annotation) -> bool:
@@ -60,7 +67,8 @@ class JITFunction(_KernelBase):
         self.__doc__ = fn.__doc__
         self.__module__ = fn.__module__
         self.signature = inspect.signature(fn)
-        self.params = [Param(p.name, i, _is_constexpr_annotation(p.annotation), p.default)
+        self.params = [Param(p.name, i, _is_constexpr_annotation(p.annotation), p.default,
+                             _is_const_annotation(p.annotation))
                        for i, p in enumerate(self.signature.parameters.values())]
         self.arg_names = [p.name for p in self.params]
         self.constexpr_names = {p.name for p in self.params if p.is_constexpr}

@@ -214,3 +214,40 @@ def k_assigned_literals(x_ptr, out_ptr, N: tl.constexpr):
         acc += tl.load(x_ptr + i)
     v = tl.full([K], one, dtype=one.dtype)
     tl.store(out_ptr + tl.arange(0, K), (acc + v).to(tl.float32) * half)
+
+
+@tilec.jit
+def k_store_to_const(src: tl.const, dst, WHICH: tl.constexpr):
+    """Reading a tl.const pointer is fine; storing through it (or a pointer made from it) is
+    an error in both modes."""
+    v = tl.load(src + tl.arange(0, 4))
+    if WHICH == "dst":
+        tl.store(dst + tl.arange(0, 4), v)
+    else:
+        tl.store(src + tl.arange(0, 4), v)
+
+
+@tilec.jit
+def k_const_or_not(src: tl.const, dst, choose, MODE: tl.constexpr):
+    """A const and a plain pointer differ in type: merging them at run time is an error."""
+    if MODE == "if":
+        if choose:
+            out = src
+        else:
+            out = dst
+    else:
+        out = src if choose else dst
+    tl.store(dst, tl.load(out))
+
+
+@tilec.jit
+def pick(a, b, take_b):
+    if take_b:
+        return b
+    else:
+        return a
+
+
+@tilec.jit
+def k_const_from_a_helper(src: tl.const, dst, choose):
+    tl.store(dst, tl.load(pick(dst, src, choose)))

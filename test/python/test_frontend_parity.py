@@ -107,3 +107,37 @@ def test_assigned_number_literals_are_scalar_tensors_in_both_modes():
     finally:
         P.k_assigned_literals.interpret = None
     np.testing.assert_array_equal(out, (15 + 1) * 0.5)
+
+
+def test_tl_const_pointers_are_read_only_in_both_modes():
+    sig = {"src": "*fp32", "dst": "*fp32"}
+    tilec.compile(P.k_store_to_const, signature=sig, constexprs={"WHICH": "dst"},
+                  stop_after="tile")
+    with pytest.raises(CompilationError, match="Cannot store to a constant pointer"):
+        tilec.compile(P.k_store_to_const, signature=sig, constexprs={"WHICH": "src"},
+                      stop_after="tile")
+    src, dst = np.arange(4, dtype=np.float32), np.zeros(4, np.float32)
+    P.k_store_to_const.interpret = True
+    try:
+        P.k_store_to_const[(1,)](src, dst, WHICH="dst")
+        np.testing.assert_array_equal(dst, src)
+        with pytest.raises(CompilationError, match="Cannot store to a constant pointer"):
+            P.k_store_to_const[(1,)](src, dst, WHICH="src")
+    finally:
+        P.k_store_to_const.interpret = None
+
+
+@pytest.mark.parametrize("mode, message", [
+    ("if", "Mismatched type for 'out'"),
+    ("ternary", "Ternary expression with dynamic condition has inconsistent type")])
+def test_merging_a_const_and_a_plain_pointer_is_a_type_mismatch(mode, message):
+    with pytest.raises(CompilationError, match=message):
+        tilec.compile(P.k_const_or_not, signature={"src": "*fp32", "dst": "*fp32",
+                                                   "choose": "i1"},
+                      constexprs={"MODE": mode}, stop_after="tile")
+
+
+def test_a_helper_returning_a_const_or_a_plain_pointer_has_inconsistent_return_types():
+    with pytest.raises(CompilationError, match="Inconsistent return types"):
+        tilec.compile(P.k_const_from_a_helper, signature={"src": "*fp32", "dst": "*fp32",
+                                                          "choose": "i1"}, stop_after="tile")

@@ -31,6 +31,11 @@ class _Slot:
     type: T.dtype
 
 
+# What a type mismatch between two branches is called (Triton's words), by what was merged.
+_MISMATCH = {"the returned value": "Inconsistent return types:",
+             "the value": "Ternary expression with dynamic condition has inconsistent type:"}
+
+
 class _Merger:
     """Pairs up the values two branches produce; differing ones become yielded results."""
 
@@ -65,7 +70,8 @@ class _Merger:
             ty = max(semantic.literal_type(unwrap(a)), semantic.literal_type(unwrap(b)),
                      key=lambda t: (t.is_floating(), t.primitive_bitwidth))
         if b_tensor and a_tensor and a.type != b.type:
-            raise SemanticError(f"{what} is {a.type} in the `if` branch but {b.type} in the "
+            raise SemanticError(_MISMATCH.get(what, f"Mismatched type for {what}:") +
+                                f" it is {a.type} in the `if` branch but {b.type} in the "
                                 "`else` branch; give both branches the same type")
         self.then_values.append(self._as_value(a, ty, self.blocks[0], what))
         self.else_values.append(self._as_value(b, ty, self.blocks[1], what))
@@ -127,7 +133,8 @@ def _runtime_condition(cond: tensor, what: str) -> tensor:
     return semantic.cast(cond, T.int1)
 
 
-def build_if(gen, cond: tensor, then_build, else_build, *, merge_scope: bool):
+def build_if(gen, cond: tensor, then_build, else_build, *, merge_scope: bool,
+             value_name: str = "the returned value"):
     """Build `scf.if`; returns (merged scope or None, merged return/expression value, returned)."""
     probe = scf.IfOp(cond.handle, [], has_else=True)
     then = _run_branch(gen, probe.then_block, then_build)
@@ -148,7 +155,7 @@ def build_if(gen, cond: tensor, then_build, else_build, *, merge_scope: bool):
         returned, has_returned = None, True
     else:
         has_returned = then.has_returned
-        returned = merger.merge("the returned value", then.returned, other.returned) \
+        returned = merger.merge(value_name, then.returned, other.returned) \
             if (then.returned is not None or other.returned is not None) else None
     for block, values in ((probe.then_block, merger.then_values),
                           (probe.else_block, merger.else_values)):
@@ -186,7 +193,7 @@ def visit_ifexp(gen, node: ast.IfExp) -> Any:
         return gen.visit(node.body if unwrap(cond) else node.orelse)
     cond = _runtime_condition(cond, "conditional expression")
     _, value, _ = build_if(gen, cond, lambda: gen.visit(node.body),
-                           lambda: gen.visit(node.orelse), merge_scope=False)
+                           lambda: gen.visit(node.orelse), merge_scope=False, value_name="the value")
     return value
 
 

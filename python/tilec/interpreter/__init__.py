@@ -38,14 +38,14 @@ def checks_from_environment() -> Checks:
                   races=on("TILEC_CHECK_RACES"))
 
 
-def _argument(memory: Memory, name: str, value, key: tuple):
+def _argument(memory: Memory, param, value, key: tuple):
     """What the kernel's Python function receives for one argument, given the part of the
     specialisation the launch computed for it (runtime.specialize_argument)."""
     kind, _ = key
     if kind == "constexpr":
         return value
     if kind.startswith("*"):
-        return memory.add_argument(name, value)
+        return memory.add_argument(param.name, value, const=param.is_const)
     ty = parse_type(kind)
     number = value.item() if hasattr(value, "item") else value
     return Block(np.array(number).astype(numpy_dtype(ty)), ty)
@@ -59,7 +59,7 @@ def launch(fn, grid: tuple[int, int, int], bound: dict, specialization: tuple,
         raise RuntimeError("a kernel launched from inside an interpreted kernel")
     checks = checks or checks_from_environment()
     memory = Memory(checks)
-    args = [bound[p.name] if p.is_constexpr else _argument(memory, p.name, bound[p.name], key)
+    args = [bound[p.name] if p.is_constexpr else _argument(memory, p, bound[p.name], key)
             for p, key in zip(fn.params, specialization)]
     run = program.runnable(fn)  # the frontend's checks first, as when compiling
     state = LaunchState(memory, grid)

@@ -84,7 +84,7 @@ class Memory:
     buffers: list[Buffer] = field(default_factory=list)
     synced: dict[int, set[int]] = field(default_factory=dict)
 
-    def add_argument(self, name: str, array) -> Block:
+    def add_argument(self, name: str, array, const: bool = False) -> Block:
         """The pointer a kernel receives for `array`, registering the bytes it spans."""
         ptr, shape, strides, itemsize, dtype_name, on_device = _array_info(array)
         first, end = _extent(shape, strides, itemsize)
@@ -103,7 +103,8 @@ class Memory:
                             array)
             data_ptr = ptr
         self.buffers.append(buffer)
-        return Block(np.uint64(data_ptr), T.pointer_type(elem), None, len(self.buffers) - 1)
+        return Block(np.uint64(data_ptr), T.pointer_type(elem, const=const), None,
+                     len(self.buffers) - 1)
 
     def finish(self) -> None:
         for buffer in self.buffers:

@@ -215,6 +215,7 @@ def _load_pointers(pointer, mask=None, other=None, cache_modifier="", eviction_p
 @implements
 def _store_pointers(pointer, value, mask=None, cache_modifier="", eviction_policy=""):
     ptr = lang_memory.check_pointer(unwrap(pointer), "store")
+    lang_memory.check_writable(ptr, "store")
     value = to_block(unwrap(value))
     lang_memory.check_store_shape(value, ptr)
     lang_memory.choice(lang_memory._STORE_CACHE, unwrap(cache_modifier), "cache_modifier")
@@ -235,6 +236,7 @@ def _store_pointers(pointer, value, mask=None, cache_modifier="", eviction_polic
 def _atomic(kind):
     def atomic(pointer, val, mask=None, sem=None, scope=None):
         ptr = lang_memory.check_pointer(unwrap(pointer), f"atomic_{kind}")
+        lang_memory.check_writable(ptr, f"atomic_{kind}")
         element = ptr.dtype.element_ty
         if kind in ("and", "or", "xor") and not element.is_int():
             raise SemanticError(f"tl.atomic_{kind} needs integer pointees, got {element}")
@@ -253,6 +255,7 @@ for _kind in ("add", "and", "or", "xor", "max", "min", "xchg"):
 @implements
 def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     ptr = lang_memory.check_pointer(unwrap(pointer), "atomic_cas")
+    lang_memory.check_writable(ptr, "atomic_cas")
     element = ptr.dtype.element_ty
     val = broadcast_to(cast(to_block(unwrap(val)), element), ptr.shape, "the value")
     cmp = broadcast_to(cast(to_block(unwrap(cmp)), element), ptr.shape, "`cmp`")

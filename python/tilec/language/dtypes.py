@@ -131,10 +131,11 @@ class dtype:
 class pointer_type(dtype):
     """A pointer to `element_ty` in `address_space` (1: global memory)."""
 
-    def __init__(self, element_ty: dtype, address_space: int = 1):
+    def __init__(self, element_ty: dtype, address_space: int = 1, const: bool = False):
         self.element_ty_ = element_ty
         self.address_space = address_space
-        self.name = f"pointer<{element_ty}>"
+        self.const = const  # a `tl.const` parameter's: stores through it are errors
+        self.name = f"{'const ' if const else ''}pointer<{element_ty}>"
 
     @property
     def element_ty(self) -> dtype:
@@ -169,10 +170,11 @@ class pointer_type(dtype):
         return tile.ptr_type(self.element_ty.to_ir(), self.address_space)
 
     def _key(self):
-        return ("ptr", self.element_ty, self.address_space)
+        return ("ptr", self.element_ty, self.address_space, self.const)
 
     def __repr__(self) -> str:
-        return f"tl.pointer_type({self.element_ty!r})"
+        const = ", const=True" if self.const else ""
+        return f"tl.pointer_type({self.element_ty!r}{const})"
 
     def codegen_name(self) -> str:
         return "*" + self.element_ty.codegen_name()
@@ -242,6 +244,11 @@ float32 = dtype("float32")
 float64 = dtype("float64")
 pi32_t = pointer_type(int32)  # Triton's name of the int32 pointer type
 
+
+class const:
+    """`p: tl.const` marks a pointer parameter read-only (as in Triton): storing through it,
+    or through a pointer computed from it, is a compile-time error."""
+
 ALL_SCALARS = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
                float32, float64)
 BY_SHORT_NAME = {t.codegen_name(): t for t in ALL_SCALARS}
@@ -255,11 +262,12 @@ def int_dtype(bitwidth: int, signed: bool) -> dtype:
     return dtype(("int" if signed else "uint") + str(bitwidth))
 
 
-def parse_type(text: str) -> dtype:
-    """A signature type: `i32`, `fp16`, `*fp32`, `**i8` (pointer to pointer)."""
+def parse_type(text: str, const: bool = False) -> dtype:
+    """A signature type: `i32`, `fp16`, `*fp32`, `**i8` (pointer to pointer); `const` makes a
+    pointer a `tl.const` one."""
     text = text.strip()
     if text.startswith("*"):
-        return pointer_type(parse_type(text[1:]))
+        return pointer_type(parse_type(text[1:]), const=const)
     if text in BY_SHORT_NAME:
         return BY_SHORT_NAME[text]
     raise ValueError(f"unknown type '{text}' (expected e.g. i32, u8, fp16, bf16, fp32, *fp32)")

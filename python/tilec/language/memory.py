@@ -30,6 +30,13 @@ def check_pointer(ptr, op: str) -> tensor:
     return ptr
 
 
+def check_writable(ptr, op: str) -> None:
+    """Stores and atomics through a `tl.const` pointer are errors (Triton's message)."""
+    if getattr(ptr.dtype, "const", False):
+        raise SemanticError(f"tl.{op}: Cannot store to a constant pointer (the parameter is "
+                            "annotated tl.const)")
+
+
 def check_mask(mask: tensor, op: str) -> None:
     if not mask.dtype.is_bool():
         raise SemanticError(f"tl.{op}: the mask must be boolean (int1), got {mask.dtype}; "
@@ -78,6 +85,7 @@ def load(ptr, mask=None, other=None, cache_modifier: str = "", eviction_policy: 
 
 def store(ptr, value, mask=None, cache_modifier: str = "", eviction_policy: str = "") -> None:
     ptr = check_pointer(ptr, "store")
+    check_writable(ptr, "store")
     element = ptr.dtype.element_ty
     value = to_tensor(value)
     check_store_shape(value, ptr)
@@ -97,6 +105,7 @@ def store(ptr, value, mask=None, cache_modifier: str = "", eviction_policy: str 
 
 def _atomic_operands(op: str, ptr, val, mask):
     ptr = check_pointer(ptr, op)
+    check_writable(ptr, op)
     element = ptr.dtype.element_ty
     val = broadcast_to(cast(to_tensor(val), element), ptr.shape, "the value")
     return ptr, element, val, _mask(mask, ptr, op)
