@@ -51,7 +51,7 @@ static PyObject *torch_raw_stream = NULL;    /* (device) -> int */
 static PyObject *launch_error = NULL;        /* the exception class of failed launches */
 static PyObject *array_types = NULL;         /* type -> ARRAY_TORCH | ARRAY_CUPY */
 static PyObject *dtype_codes = NULL;         /* dtype object -> index */
-static PyObject *s_data_ptr, *s_dtype, *s_data, *s_ptr;
+static PyObject *s_data_ptr, *s_dtype, *s_data, *s_ptr, *s_is_cuda;
 
 typedef union {
     int64_t i;
@@ -477,6 +477,10 @@ static long runtime_code(PyObject *v, int specialize, Value *out, int *torch) {
     if (!array) return PyErr_Occurred() ? -2 : -1;
     PyObject *ptr_obj;
     if (array->kind == ARRAY_TORCH) {
+        PyObject *on_gpu = PyObject_GetAttr(v, s_is_cuda);
+        if (!on_gpu) return -2;
+        Py_DECREF(on_gpu);
+        if (on_gpu != Py_True) return -1; /* a CPU tensor: the Python path says what is wrong */
         ptr_obj = PyObject_CallMethodNoArgs(v, s_data_ptr);
         *torch = 1;
     } else {
@@ -1072,6 +1076,7 @@ PyMODINIT_FUNC PyInit__launch(void) {
     array_types = PyDict_New();
     dtype_codes = PyDict_New();
     s_data_ptr = PyUnicode_InternFromString("data_ptr");
+    s_is_cuda = PyUnicode_InternFromString("is_cuda");
     s_dtype = PyUnicode_InternFromString("dtype");
     s_data = PyUnicode_InternFromString("data");
     s_ptr = PyUnicode_InternFromString("ptr");

@@ -321,3 +321,12 @@ def split_pair(x_ptr, z1_ptr, z2_ptr):
     tl.static_assert(z1.shape == [] and z2.shape == [])
     tl.store(z1_ptr, z1)
     tl.store(z2_ptr, z2)
+
+
+@tilec.jit
+def square_roots(x_ptr, rn_ptr, wide_ptr, BLOCK: tl.constexpr):
+    """tl.sqrt_rn of fp32 and tl.sqrt of fp64, both correctly rounded."""
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(rn_ptr + offs, tl.sqrt_rn(x))
+    tl.store(wide_ptr + offs, tl.sqrt(x.to(tl.float64)))

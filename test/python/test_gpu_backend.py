@@ -570,3 +570,12 @@ def test_assigned_number_literals_are_tensors_on_the_gpu_too(monkeypatch):
     gpu, interp = run_both(P.k_assigned_literals, (1,), [x, out], 1, monkeypatch, N=5)
     np.testing.assert_array_equal(gpu, interp)
     np.testing.assert_array_equal(gpu, (15 + 1) * 0.5)
+
+
+def test_sqrt_rn_is_bitwise_the_correctly_rounded_root():
+    n = 1024
+    x = np.abs(RNG.standard_normal(n)).astype(np.float32) * np.float32(1e3)
+    rn, wide = cupy.zeros(n, cupy.float32), cupy.zeros(n, cupy.float64)
+    G.square_roots[(1,)](cupy.asarray(x), rn, wide, BLOCK=n)
+    np.testing.assert_array_equal(cupy.asnumpy(rn), np.sqrt(x))  # NumPy's is IEEE-rounded
+    np.testing.assert_array_equal(cupy.asnumpy(wide), np.sqrt(x.astype(np.float64)))

@@ -119,3 +119,19 @@ def test_launches_are_captured_on_torchs_current_stream(launch_path):
     graph.replay()
     torch.cuda.synchronize()
     assert torch.equal(out, x * 2)
+
+
+@pytest.mark.parametrize("launch_path", ["native", "python"])
+def test_a_cpu_torch_tensor_is_refused_before_the_launch(launch_path, monkeypatch):
+    """A host address passed as a device pointer would fault and poison the context: refused
+    with a ValueError (as Triton refuses it), warm or cold, and the GPU stays usable."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TILEC_NATIVE_LAUNCH", "1" if launch_path == "native" else "0")
+    n = 256
+    x, out = torch.ones(n, device="cuda"), torch.empty(n, device="cuda")
+    K.scale[(1,)](x, out, n, 2.0, BLOCK=256)  # warm: the next launches take the fast path
+    for bad in ((x.cpu(), out), (x, out.cpu())):
+        with pytest.raises(ValueError, match="torch tensor on cpu"):
+            K.scale[(1,)](*bad, n, 2.0, BLOCK=256)
+    K.scale[(1,)](x, out, n, 3.0, BLOCK=256)
+    assert bool((out == 3).all())

@@ -124,3 +124,11 @@ def test_a_block_of_two_splits_into_two_scalars_when_compiled():
     compiled = tilec.compile(G.split_pair, signature={"x_ptr": "*i64", "z1_ptr": "*i64",
                                                       "z2_ptr": "*i64"})
     assert '"tile.split"' in compiled.asm["tile"] and "-> (i64, i64)" in compiled.asm["tile"]
+
+
+def test_sqrt_rn_and_fp64_sqrt_are_correctly_rounded_instructions():
+    """libdevice's __nv_sqrtf (the generic path) is approximate unless the module asks for
+    precise roots: tl.sqrt_rn is sqrt.rn.f32 itself, fp64 tl.sqrt sqrt.rn.f64."""
+    ptx = _ptx(G.square_roots, {"x_ptr": "*fp32", "rn_ptr": "*fp32", "wide_ptr": "*fp64"},
+               BLOCK=128)
+    assert set(re.findall(r"\b(?:r?sqrt)\.[\w.]+", ptx)) == {"sqrt.rn.f32", "sqrt.rn.f64"}

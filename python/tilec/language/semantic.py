@@ -441,13 +441,16 @@ def _min_max(a, b, propagate_nan: bool, which: str) -> tensor:
 _UNARY_MATH = {"exp": math.exp, "exp2": math.exp2, "log": math.log, "log2": math.log2,
                "sin": math.sin, "cos": math.cos, "sqrt": math.sqrt, "rsqrt": math.rsqrt,
                "erf": math.erf, "floor": math.floor, "ceil": math.ceil}
-_APPROXIMATE = frozenset({"sqrt"})  # `tl.sqrt` may be approximate; `tl.sqrt_rn` may not
+# `tl.sqrt` of 32 bits or fewer may be approximate (`sqrt.approx`, as in Triton); `tl.sqrt_rn`
+# may not, nor fp64's, which is correctly rounded as Triton's (libdevice) is.
+_APPROXIMATE = frozenset({"sqrt"})
 
 
 def unary_math(name: str, x, rounded: bool = False) -> tensor:
     x = to_tensor(x)
     check_floating(name, x.dtype)
-    flags = ir.Attribute.parse(AFN) if name in _APPROXIMATE and not rounded else None
+    approximate = name in _APPROXIMATE and not rounded and x.dtype != T.float64
+    flags = ir.Attribute.parse(AFN) if approximate else None
     return tensor(_UNARY_MATH[name](x.handle, fastmath=flags), x.type)
 
 

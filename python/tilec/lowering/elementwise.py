@@ -94,18 +94,35 @@ def lower_exp2(ctx: Lowering, op: ir.Operation):
     the generic path."""
     if str(scalar_type(op.results[0].type)) != "f32":
         return _elementwise(ctx, op)
+    return _intrinsic(ctx, op, "llvm.nvvm.ex2.approx.ftz.f")
+
+
+@rule("math.sqrt")
+def lower_sqrt(ctx: Lowering, op: ir.Operation):
+    """fp32 `tl.sqrt_rn` (a math.sqrt without `afn`) is `sqrt.rn.f32`, correctly rounded: the
+    generic path goes through libdevice's __nv_sqrtf, which is approximate unless the module
+    asks for precise square roots. `tl.sqrt` (with `afn`) and other types take the generic
+    path."""
+    fastmath = str(op.attributes["fastmath"]) if "fastmath" in op.attributes else ""
+    if str(scalar_type(op.results[0].type)) != "f32" or "afn" in fastmath:
+        return _elementwise(ctx, op)
+    return _intrinsic(ctx, op, "llvm.nvvm.sqrt.rn.f")
+
+
+def _intrinsic(ctx: Lowering, op: ir.Operation, name: str):
+    """The f32 unary op `op` as the NVVM intrinsic `name`, per register."""
     source = ctx.get(op.operands[0])
     f32 = ir.F32Type.get()
 
-    def ex2(x):
+    def call(x):
         return ir.Operation.create(
             "llvm.call_intrinsic", results=[f32], operands=[x],
-            attributes={"intrin": ir.StringAttr.get("llvm.nvvm.ex2.approx.ftz.f"),
+            attributes={"intrin": ir.StringAttr.get(name),
                         "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0]),
                         "op_bundle_sizes": ir.DenseI32ArrayAttr.get([])}).result
     if not isinstance(source, Distributed):
-        return [ex2(source)]
-    return [Distributed(source.layout, source.shape, [ex2(x) for x in source.values])]
+        return [call(source)]
+    return [Distributed(source.layout, source.shape, [call(x) for x in source.values])]
 
 
 @rule("arith.*", "math.*")

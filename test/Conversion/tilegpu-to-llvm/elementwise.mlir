@@ -213,3 +213,23 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// fp32 math.sqrt without `afn` (tl.sqrt_rn) is the correctly rounded NVVM intrinsic, per
+// register; with `afn` (tl.sqrt) it takes the generic path, as does fp64.
+// CHECK-LABEL: gpu.func @square_roots
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"({{%.*}}) : (f32) -> f32
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: math.sqrt {{%.*}} fastmath<afn> : f32
+// CHECK: math.sqrt {{%.*}} : f64
+#b = #tilegpu.blocked<[2], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @square_roots(%x0: f32, %w0: f64) {
+    %x = "tile.splat"(%x0) : (f32) -> tensor<256xf32, #b>
+    %rn = math.sqrt %x : tensor<256xf32, #b>
+    %approx = math.sqrt %x0 fastmath<afn> : f32
+    %wide = math.sqrt %w0 : f64
+    return
+  }
+}
