@@ -13,6 +13,7 @@ class CompilationError(Exception):
                  col: int | None = None, source_line: str | None = None,
                  call_sites: tuple[str, ...] = ()):
         self.message = message
+        self.error_message = message  # Triton's name for it
         self.filename = filename
         self.line = line
         self.col = col
@@ -56,6 +57,7 @@ class KernelRuntimeError(Exception):
     def __init__(self, message: str, filename: str | None = None, line: int | None = None,
                  program_id: tuple[int, int, int] | None = None):
         self.message = message
+        self.error_message = message  # Triton's name for it
         self.filename = filename
         self.line = line
         self.program_id = program_id

@@ -443,7 +443,9 @@ def check_device_array(name: str, value) -> None:
         raise TypeError(f"a {type(value).__name__} in host memory was passed to GPU kernel "
                         f"{name}: pass CuPy arrays or torch CUDA tensors, or set "
                         "TILEC_INTERPRET=1 to run the kernel on the CPU")
-    if getattr(value, "is_cuda", True) is False:  # a torch tensor on the CPU (ValueError, as Triton)
+    if getattr(value, "is_cuda", True) is False and not value.is_pinned():
+        # a torch tensor in pageable host memory (ValueError, as Triton); pinned host memory
+        # is mapped into the GPU's address space and can be passed
         raise ValueError(f"a torch tensor on {value.device} was passed to GPU kernel {name}: "
                          "move it to the GPU (.cuda()), or set TILEC_INTERPRET=1 to run the "
                          "kernel on the CPU")

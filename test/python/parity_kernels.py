@@ -251,3 +251,16 @@ def pick(a, b, take_b):
 @tilec.jit
 def k_const_from_a_helper(src: tl.const, dst, choose):
     tl.store(dst, tl.load(pick(dst, src, choose)))
+
+
+@tilec.jit
+def k_descending_range(out_ptr, lo, hi, STEP: tl.constexpr):
+    """A range with a negative compile-time step counts down, as in Python."""
+    acc = 0
+    acc = acc.to(tl.int64)  # 64-bit bounds give a 64-bit induction variable
+    n = 0
+    for i in range(lo, hi, STEP):
+        acc += i
+        n += 1
+    tl.store(out_ptr, acc)
+    tl.store(out_ptr + 1, n)

@@ -141,3 +141,18 @@ def test_a_helper_returning_a_const_or_a_plain_pointer_has_inconsistent_return_t
     with pytest.raises(CompilationError, match="Inconsistent return types"):
         tilec.compile(P.k_const_from_a_helper, signature={"src": "*fp32", "dst": "*fp32",
                                                           "choose": "i1"}, stop_after="tile")
+
+
+@pytest.mark.parametrize("lo, hi, step", [(22, 18, -1), (15, -16, -2), (15, -16, -3),
+                                          (3, 10, -1), (10, 10, -4), (7, 0, -7)])
+def test_ranges_with_negative_steps_count_down_in_both_modes(lo, hi, step):
+    tilec.compile(P.k_descending_range, signature={"out_ptr": "*i32", "lo": "i32", "hi": "i32"},
+                  constexprs={"STEP": step}, stop_after="tile")
+    out = np.zeros(2, np.int32)
+    P.k_descending_range.interpret = True
+    try:
+        P.k_descending_range[(1,)](out, lo, hi, STEP=step)
+    finally:
+        P.k_descending_range.interpret = None
+    expected = list(range(lo, hi, step))
+    np.testing.assert_array_equal(out, [sum(expected), len(expected)])

@@ -579,3 +579,13 @@ def test_sqrt_rn_is_bitwise_the_correctly_rounded_root():
     G.square_roots[(1,)](cupy.asarray(x), rn, wide, BLOCK=n)
     np.testing.assert_array_equal(cupy.asnumpy(rn), np.sqrt(x))  # NumPy's is IEEE-rounded
     np.testing.assert_array_equal(cupy.asnumpy(wide), np.sqrt(x.astype(np.float64)))
+
+
+@pytest.mark.parametrize("lo, hi, step", [(22, 18, -1), (15, -16, -3), (3, 10, -1),
+                                          (2**35 + 20, 2**35, -2)])
+def test_ranges_with_negative_steps_count_down_on_the_gpu(lo, hi, step):
+    import parity_kernels as P
+    out = cupy.zeros(2, cupy.int64)
+    P.k_descending_range[(1,)](out, lo, hi, STEP=step)
+    expected = list(range(lo, hi, step))
+    np.testing.assert_array_equal(cupy.asnumpy(out), [sum(expected), len(expected)])

@@ -135,3 +135,7 @@ def test_a_cpu_torch_tensor_is_refused_before_the_launch(launch_path, monkeypatc
             K.scale[(1,)](*bad, n, 2.0, BLOCK=256)
     K.scale[(1,)](x, out, n, 3.0, BLOCK=256)
     assert bool((out == 3).all())
+    pinned = torch.full((n,), 5.0).pin_memory()  # mapped host memory: launches
+    K.scale[(1,)](pinned, out, n, 2.0, BLOCK=256)
+    torch.cuda.synchronize()
+    assert bool((out == 10).all())

@@ -315,14 +315,23 @@ def _scf_for(gen, node: ast.For, spec: RangeSpec) -> None:
     if not isinstance(node.target, ast.Name):
         raise gen.error(node.target, "the loop variable of a range loop must be a single name")
     step = unwrap(spec.step)
-    if isinstance(step, int) and step <= 0:
-        raise gen.error(node.iter, f"range loops in kernels need a positive step, got {step}")
-    bounds = [semantic.to_tensor(b) for b in (spec.start, spec.end, spec.step)]
+    if isinstance(step, int) and step == 0:
+        raise gen.error(node.iter, "range() arg 3 must not be zero")
+    # A compile-time negative step counts down: `scf.for` counts k = 0, 1, ... up to the trip
+    # count and the body sees start - k * |step| (a run-time step must be positive).
+    descending = isinstance(step, int) and step < 0
+    bounds = [semantic.to_tensor(b) for b in (spec.start, spec.end, -step if descending
+                                              else spec.step)]
     for b in bounds:
         if b.is_block() or not b.dtype.is_int():
             raise gen.error(node.iter, f"range bounds must be integer scalars, got {b.type}")
     index_type = T.int64 if any(b.dtype.int_bitwidth == 64 for b in bounds) else T.int32
     lb, ub, st = (semantic.cast(b, index_type) for b in bounds)
+    first = lb
+    if descending:
+        span = semantic.binary("+", semantic.binary("-", lb, ub), -step - 1)
+        trips = semantic.maximum(semantic.binary("//", span, st), 0)
+        lb, ub, st = semantic.constant(0, index_type), trips, semantic.constant(1, index_type)
     carried = _carried(gen, node.body, {node.target.id})
     loop = scf.ForOp(lb.handle, ub.handle, st.handle,
                      [v.handle for v in _carried_values(carried)])
@@ -331,9 +340,12 @@ def _scf_for(gen, node: ast.For, spec: RangeSpec) -> None:
                                                             value)
     saved = gen.scope
     gen.scope = dict(saved)
-    gen.scope[node.target.id] = tensor(loop.induction_variable, index_type)
     _bind(gen, carried, loop.inner_iter_args)
     with ir.InsertionPoint(loop.body):
+        iv = tensor(loop.induction_variable, index_type)
+        if descending:
+            iv = semantic.binary("-", first, semantic.binary("*", iv, -step))
+        gen.scope[node.target.id] = iv
         gen.visit_block(node.body)
         scf.YieldOp(_loop_results(gen, node, carried, "loop"))
     gen.scope = saved
