@@ -113,9 +113,20 @@ class CompiledKernel:
     constants: dict[str, Any]
     options: CompileOptions
     metadata: dict[str, Any] = field(default_factory=dict)
+    # Set by kernel.warmup (tilec.launch): loads the cubin on the current device.
+    loader: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         self.metadata = Metadata(self.metadata)
+
+    def _init_handles(self) -> None:
+        """Load the kernel on the current device now (Triton's name; a launch does it on
+        first use). Needs a kernel from `kernel.warmup` or a launch."""
+        if self.loader is None:
+            raise RuntimeError(f"{self.name}: only a kernel from kernel.warmup(...) or a launch "
+                               "can be loaded; this one was compiled ahead of time (tilec.load "
+                               "loads those)")
+        self.loader()
 
     @property
     def n_regs(self) -> int:

@@ -196,6 +196,12 @@ class JITFunction(_KernelBase):
         self.launches.clear()
         self._binder = None
 
+    def warmup(self, *args, grid=None, **kwargs):
+        """Compile for these arguments (and launch options) without launching, as Triton's
+        `kernel.warmup`: returns the CompiledKernel (`n_regs`, `n_spills`, `metadata`,
+        `_init_handles()`). `grid` is accepted and unused."""
+        return _LAUNCHERS[1](self, args, kwargs)
+
     def __call__(self, *args, **kwargs):
         if interpreting():  # a helper called from an interpreted kernel runs as Python
             return interpreted_call(self, args, kwargs)
@@ -203,14 +209,18 @@ class JITFunction(_KernelBase):
                            f"{self.__name__}[grid](...), or call it from another kernel")
 
 
-# `kernel[grid]`'s binders' factory, registered by tilec.launch, the layer that compiles and
-# launches: factory(kernel) -> binder (a C Dispatcher, or a function of the grid).
-_LAUNCHERS: list = [None]
+# `kernel[grid]`'s binders' factory and `kernel.warmup`'s compiler, registered by tilec.launch,
+# the layer that compiles and launches: factory(kernel) -> binder (a C Dispatcher, or a function
+# of the grid); warmup(kernel, args, kwargs) -> CompiledKernel.
+_LAUNCHERS: list = [None, None]
 
 
-def set_launcher(factory) -> None:
-    """Let `kernel[grid]` bind `grid` with `factory(kernel)`."""
+def set_launcher(factory, warmup=None) -> None:
+    """Let `kernel[grid]` bind `grid` with `factory(kernel)` (and `kernel.warmup` compile with
+    `warmup`)."""
     _LAUNCHERS[0] = factory
+    if warmup is not None:
+        _LAUNCHERS[1] = warmup
 
 
 def as_jit(fn) -> "JITFunction | None":
@@ -256,9 +266,14 @@ def _dependency_key(value) -> str:
     return type(value).__name__  # modules and other objects: by kind only
 
 
-def jit(fn=None, *, do_not_specialize=(), debug=None, noinline=False, interpret=None):
-    """Decorator: `@tilec.jit` or `@tilec.jit(do_not_specialize=["n"])`."""
+def jit(fn=None, *, do_not_specialize=(), debug=None, noinline=False, interpret=None,
+        launch_metadata=None, repr=None):
+    """Decorator: `@tilec.jit` or `@tilec.jit(do_not_specialize=["n"])`. `launch_metadata`
+    (Triton's profiler hook, `fn(grid, kernel, args) -> dict`) and `repr` are kept as
+    `kernel.launch_metadata` / `kernel.repr` for tools; tilec's launches do not call them."""
     def wrap(f):
-        return JITFunction(f, do_not_specialize=do_not_specialize, debug=debug,
+        made = JITFunction(f, do_not_specialize=do_not_specialize, debug=debug,
                            noinline=noinline, interpret=interpret)
+        made.launch_metadata, made.repr = launch_metadata, repr
+        return made
     return wrap(fn) if fn is not None else wrap

@@ -18,7 +18,7 @@ from typing import Any
 from tilec import interpreter
 from tilec.compiler import CompiledKernel, CompileOptions, compile_specialized
 from tilec.kernel import JITFunction, set_launcher
-from tilec.runtime import (Launcher, native, native_enabled, normalise_grid,
+from tilec.runtime import (DRIVER, Launcher, native, native_enabled, normalise_grid,
                            register_native_arrays, specialization)
 
 # Keywords of a launch that are not kernel arguments, with their defaults (Triton's names).
@@ -111,10 +111,26 @@ def run(fn: JITFunction, grid, args: tuple, kwargs: dict) -> CompiledKernel | No
     if kernel is None:
         kernel = fn.cache[key] = compile_specialized(fn, *key)
     launcher = launcher_of(fn, kernel, key[0])
+    if kernel.loader is None:
+        kernel.loader = lambda: launcher.function(DRIVER.current_device())
     arguments = [bound[p.name] for p in fn.params if not p.is_constexpr]
     torch_arrays = launcher.run(grid3, arguments)
     if 0 not in grid3:
         remember(fn, args, kwargs, arguments, launcher, torch_arrays)
+    return kernel
+
+
+def warmup(fn: JITFunction, args: tuple, kwargs: dict) -> CompiledKernel:
+    """`kernel.warmup(*args, grid=..., **options)`: the CompiledKernel a launch with these
+    arguments would run, compiled (or from the caches) and not launched; its
+    `_init_handles()` loads it on the current device."""
+    bound, extra = fn.bind_launch(args, kwargs)
+    key = compile_key(fn, bound, launch_options(fn, extra))
+    kernel = fn.cache.get(key)
+    if kernel is None:
+        kernel = fn.cache[key] = compile_specialized(fn, *key)
+    launcher = launcher_of(fn, kernel, key[0])
+    kernel.loader = lambda: launcher.function(DRIVER.current_device())
     return kernel
 
 
@@ -141,4 +157,4 @@ def remember(fn: JITFunction, args: tuple, kwargs: dict, arguments: list, launch
     dispatcher.remember(args, kwargs, native_launcher, int(torch_arrays))
 
 
-set_launcher(binder)
+set_launcher(binder, warmup)

@@ -18,6 +18,10 @@ it computes a warm key from the arguments, finds the launcher a first launch reg
 packs the arguments on its own stack and calls `cuLaunchKernel`. Anything it does not know takes
 the Python path (tilec/launch.py), which is complete on its own: without the extension (no
 compiler at install, or TILEC_NATIVE_LAUNCH=0) every launch takes it.
+
+`driver` is the runtime API Triton's programs call around their kernels
+(`tilec.runtime.driver.active.utils.get_device_properties(device)`, `get_current_target()`,
+`get_active_torch_device()`, ...).
 """
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -512,3 +516,76 @@ _NATIVE_ARRAY_TYPES: set[type] = set()
 __all__ = ["DRIVER", "GRID_LIMITS", "SLOTS", "SPECIALISERS", "ArgumentBuffer", "Launcher",
            "data_pointer", "normalise_grid", "pointer_dtype_name",
            "specialization", "specialize_argument", "specialiser_for"]
+
+
+# --- the runtime API Triton programs call around their kernels --------------------------------
+
+class GPUTarget(NamedTuple):
+    """What `driver.active.get_current_target()` says (Triton's GPUTarget): the backend, the
+    compute capability as major * 10 + minor, and the warp size."""
+    backend: str
+    arch: int
+    warp_size: int
+
+
+class _Utils:
+    def get_device_properties(self, device: int) -> dict:
+        """Triton's keys: multiprocessor_count, max_shared_mem (bytes a block can opt in to),
+        max_num_regs (per block), warpSize, sm_clock_rate, mem_clock_rate (kHz),
+        mem_bus_width (bits)."""
+        props = DRIVER.cupy.cuda.runtime.getDeviceProperties(int(device))
+        return {"multiprocessor_count": props["multiProcessorCount"],
+                "max_shared_mem": props["sharedMemPerBlockOptin"],
+                "max_num_regs": props["regsPerBlock"], "warpSize": props["warpSize"],
+                "sm_clock_rate": props["clockRate"], "mem_clock_rate": props["memoryClockRate"],
+                "mem_bus_width": props["memoryBusWidth"]}
+
+
+class ActiveDriver:
+    """`tilec.runtime.driver.active`: the CUDA driver as Triton's programs ask for it."""
+    utils = _Utils()
+    backend = "cuda"
+
+    def get_current_device(self) -> int:
+        return DRIVER.current_device()
+
+    def set_current_device(self, device: int) -> None:
+        DRIVER.cupy.cuda.runtime.setDevice(int(device))
+
+    def get_current_stream(self, device: int | None = None) -> int:
+        return DRIVER.stream(False, self.get_current_device() if device is None else device)
+
+    def get_current_target(self) -> GPUTarget:
+        major, minor = DRIVER.cupy.cuda.Device(self.get_current_device()).compute_capability
+        return GPUTarget("cuda", int(major) * 10 + int(minor), 32)
+
+    def get_active_torch_device(self):
+        import torch
+        return torch.device("cuda", self.get_current_device())
+
+    def get_device_interface(self):
+        import torch
+        return torch.cuda
+
+    def is_active(self) -> bool:
+        try:
+            return DRIVER.cupy.cuda.runtime.getDeviceCount() > 0
+        except Exception:
+            return False
+
+
+class _DriverConfig:
+    """`tilec.runtime.driver` (Triton's `triton.runtime.driver`): `.active` is the driver."""
+
+    def __init__(self):
+        self.active = ActiveDriver()
+        self.default = self.active
+
+    def set_active(self, driver) -> None:
+        self.active = driver
+
+    def reset_active(self) -> None:
+        self.active = self.default
+
+
+driver = _DriverConfig()

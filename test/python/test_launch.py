@@ -389,3 +389,32 @@ def test_an_array_type_changed_after_launching_is_read_afresh(driver):
         K.scale[(1,)](x, out, 64, 1.0, BLOCK=64)
     assert [r.path for r in driver.launches] == ["python", "native"] * 2
     assert len(driver.kernels) == 2  # the float16 kernel was compiled and loaded
+
+
+def test_warmup_compiles_without_launching_and_returns_the_kernel():
+    """kernel.warmup(*args, grid=..., **options), as in Triton: the CompiledKernel a launch with
+    these arguments runs, with its registers, spills and metadata; the next launch reuses it."""
+    x, out = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    compiled = K.scale.warmup(x, out, 64, 1.0, BLOCK=64, num_warps=2, grid=(1,))
+    assert compiled.metadata.num_warps == 2 and compiled.metadata.shared >= 0
+    assert compiled.n_spills == 0 and compiled.n_regs > 0
+    assert "cubin" in compiled.asm and compiled.loader is not None
+    assert any(k is compiled for k in K.scale.cache.values())
+
+
+def test_init_handles_needs_a_kernel_that_can_be_loaded():
+    compiled = tilec.compile(K.scale, signature={"x_ptr": "*fp32", "out_ptr": "*fp32",
+                                                 "n": "i32", "factor": "fp32"},
+                             constexprs={"BLOCK": 64})
+    with pytest.raises(RuntimeError, match="only a kernel from kernel.warmup"):
+        compiled._init_handles()
+
+
+def test_jit_keeps_tritons_launch_metadata_hook():
+    def hook(grid, kernel, args):
+        return {"name": "k"}
+
+    @tilec.jit(launch_metadata=hook)
+    def k(x_ptr):
+        tl.store(x_ptr, 1.0)
+    assert k.launch_metadata is hook

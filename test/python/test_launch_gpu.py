@@ -139,3 +139,27 @@ def test_a_cpu_torch_tensor_is_refused_before_the_launch(launch_path, monkeypatc
     K.scale[(1,)](pinned, out, n, 2.0, BLOCK=256)
     torch.cuda.synchronize()
     assert bool((out == 10).all())
+
+
+def test_tritons_runtime_api_describes_the_device():
+    import tilec
+    active = tilec.runtime.driver.active
+    props = active.utils.get_device_properties(active.get_current_device())
+    assert props["multiprocessor_count"] == cupy.cuda.Device().attributes["MultiProcessorCount"]
+    assert props["warpSize"] == 32 and props["max_num_regs"] >= 65536
+    assert props["max_shared_mem"] >= 200 * 1024  # opt-in shared memory of an sm_90 block
+    target = active.get_current_target()
+    major, minor = cupy.cuda.Device().compute_capability
+    assert target == ("cuda", int(major) * 10 + int(minor), 32) and target.arch == target[1]
+    torch = pytest.importorskip("torch")
+    assert active.get_active_torch_device() == torch.device("cuda", torch.cuda.current_device())
+
+
+def test_warmup_then_init_handles_then_launch():
+    n = 256
+    x, out = cupy.ones(n, cupy.float32), cupy.zeros(n, cupy.float32)
+    compiled = K.scale.warmup(x, out, n, 2.0, BLOCK=256, grid=(1,))
+    assert bool((out == 0).all())  # compiled, not launched
+    compiled._init_handles()
+    assert K.scale[(1,)](x, out, n, 2.0, BLOCK=256) is compiled
+    assert bool((out == 2).all())
