@@ -82,8 +82,10 @@ TORCH_DTYPES = {name: _TorchDtype(name) for name in ("float32", "float16", "int3
 
 
 class FakeTorchTensor:
-    """Read by `data_ptr()` and `.dtype`, as a torch tensor is; its module says torch."""
+    """Read by `data_ptr()`, `.dtype` and `.is_cuda`, as a torch tensor is; its module says
+    torch."""
     __module__ = "torch.fake"
+    is_cuda = True
 
     def __init__(self, n: int, dtype: str = "float32", offset: int = 0):
         self.dtype = TORCH_DTYPES[dtype]

@@ -418,3 +418,19 @@ def test_jit_keeps_tritons_launch_metadata_hook():
     def k(x_ptr):
         tl.store(x_ptr, 1.0)
     assert k.launch_metadata is hook
+
+
+def test_a_torch_tensor_in_pageable_host_memory_is_refused_before_the_launch(driver):
+    """Warm or cold, on the C path or the Python one: a ValueError, and nothing launched; a
+    pinned one is mapped into the GPU's address space and launches."""
+    x, out = FakeTorchTensor(256), FakeTorchTensor(256)
+    K.scale[(1,)](x, out, 256, 2.0, BLOCK=256)
+    host = FakeTorchTensor(256)
+    host.is_cuda, host.device, host.is_pinned = False, "cpu", lambda: False
+    for _ in range(2):
+        with pytest.raises(ValueError, match="torch tensor on cpu"):
+            K.scale[(1,)](host, out, 256, 2.0, BLOCK=256)
+    assert len(driver.launches) == 1
+    host.is_pinned = lambda: True
+    K.scale[(1,)](host, out, 256, 2.0, BLOCK=256)
+    assert len(driver.launches) == 2
