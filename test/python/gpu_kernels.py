@@ -330,3 +330,24 @@ def square_roots(x_ptr, rn_ptr, wide_ptr, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs)
     tl.store(rn_ptr + offs, tl.sqrt_rn(x))
     tl.store(wide_ptr + offs, tl.sqrt(x.to(tl.float64)))
+
+
+@tilec.jit
+def libdevice_math(x_ptr, y_ptr, out_ptr, FN: tl.constexpr, BLOCK: tl.constexpr):
+    """One of libdevice's functions (by name, from tl.extra.cuda.libdevice) on x (and y)."""
+    offs = tl.arange(0, BLOCK)
+    x, y = tl.load(x_ptr + offs), tl.load(y_ptr + offs)
+    if FN in ("pow", "atan2", "copysign", "fmod"):
+        r = getattr(tl.extra.cuda.libdevice, FN)(x, y)
+    else:
+        r = getattr(tl.math, FN)(x)
+    tl.store(out_ptr + offs, r)
+
+
+@tilec.jit
+def special_registers(out_ptr):
+    """tl.extra.cuda's special registers: the SM id, threads per program, the timer's ticks."""
+    start = tl.extra.cuda.globaltimer()
+    tl.store(out_ptr + 0, tl.extra.cuda.smid().to(tl.int64))
+    tl.store(out_ptr + 1, tl.extra.cuda.num_threads().to(tl.int64))
+    tl.store(out_ptr + 2, tl.extra.cuda.globaltimer() - start)

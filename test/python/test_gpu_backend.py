@@ -589,3 +589,23 @@ def test_ranges_with_negative_steps_count_down_on_the_gpu(lo, hi, step):
     P.k_descending_range[(1,)](out, lo, hi, STEP=step)
     expected = list(range(lo, hi, step))
     np.testing.assert_array_equal(cupy.asnumpy(out), [sum(expected), len(expected)])
+
+
+@pytest.mark.parametrize("fn", ["tan", "tanh", "sinh", "cosh", "asin", "acos", "atan", "asinh",
+                                "acosh", "atanh", "expm1", "log1p", "log10", "cbrt", "erfc",
+                                "trunc", "round", "rint", "pow", "atan2", "copysign", "fmod"])
+def test_libdevice_functions_agree_with_the_interpreter(fn, monkeypatch):
+    from test_libdevice import inputs
+    x, y = inputs(fn)
+    out = np.zeros_like(x)
+    gpu, interp = run_both(G.libdevice_math, (1,), [x, y, out], 2, monkeypatch, FN=fn,
+                           BLOCK=len(x))
+    np.testing.assert_allclose(gpu, interp, rtol=2e-6, atol=1e-6)  # libdevice: within 2 ulp
+
+
+def test_special_registers_read_the_sm_the_threads_and_the_timer():
+    out = cupy.zeros(3, cupy.int64)
+    G.special_registers[(1,)](out, num_warps=8)
+    smid, threads, ticks = (int(v) for v in cupy.asnumpy(out))
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    assert 0 <= smid < 2 * sms and threads == 8 * 32 and 0 <= ticks < 10**9

@@ -18,7 +18,8 @@ from tilec.interpreter.values import Block, numpy_dtype
 from tilec.language import dtypes as T
 from tilec.language import shapes as lang_shapes
 from tilec.language.core import SemanticError, unwrap
-from tilec.language.semantic import (broadcast_shapes, check_bitwise, check_floating,
+from tilec.language.semantic import (broadcast_shapes, check_binary_math, check_bitwise,
+                                     check_floating,
                                      check_literal, check_umulhi, is_literal, literal_type,
                                      operand_type, promoted_type, selects_pointers,
                                      signed_result)
@@ -304,9 +305,31 @@ def min_max(a, b, propagate_nan: bool, which: str) -> Block:
 
 _vector_erf = np.vectorize(pymath.erf, otypes=[np.float64])
 
+_vector_erfc = np.vectorize(pymath.erfc, otypes=[np.float64])
+
+
+def _round_half_away(v):
+    return np.copysign(np.floor(np.abs(v) + 0.5), v)
+
+
 _MATH = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sin": np.sin,
          "cos": np.cos, "sqrt": np.sqrt, "rsqrt": lambda v: 1.0 / np.sqrt(v), "erf": _vector_erf,
-         "floor": np.floor, "ceil": np.ceil}
+         "floor": np.floor, "ceil": np.ceil, "tan": np.tan, "tanh": np.tanh, "sinh": np.sinh,
+         "cosh": np.cosh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+         "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "expm1": np.expm1,
+         "log1p": np.log1p, "log10": np.log10, "cbrt": np.cbrt, "erfc": _vector_erfc,
+         "trunc": np.trunc, "round": _round_half_away, "rint": np.rint}
+_BINARY_MATH = {"pow": np.power, "atan2": np.arctan2, "copysign": np.copysign, "fmod": np.fmod}
+
+
+def binary_math(name: str, x, y) -> Block:
+    check_binary_math(name, x, y)
+    x, y = promote(x, y)
+    check_floating(name, x.elem)
+    wide = np.float64 if x.elem.is_fp64() else np.float32
+    with _quiet():
+        return Block(_BINARY_MATH[name](x.data.astype(wide), y.data.astype(wide))
+                     .astype(x.data.dtype), x.elem)
 
 
 def unary_math(name: str, x) -> Block:

@@ -7,6 +7,8 @@ programs with the same messages.
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from tilec.errors import DeviceAssertionError
@@ -293,9 +295,11 @@ def clamp(x, min, max, propagate_nan=False):
     return arith.min_max(arith.min_max(x, unwrap(min), nan, "max"), unwrap(max), nan, "min")
 
 
-for _name in ("exp", "exp2", "log", "log2", "sin", "cos", "sqrt", "rsqrt", "erf", "floor",
-              "ceil"):
+for _name in semantic.UNARY_MATH_NAMES:
     IMPLEMENTATIONS[_name] = (lambda n: lambda x: arith.unary_math(n, unwrap(x)))(_name)
+for _name in semantic.BINARY_MATH_NAMES:
+    IMPLEMENTATIONS[_name] = (lambda n: lambda x, y: arith.binary_math(n, unwrap(x),
+                                                                      unwrap(y)))(_name)
 IMPLEMENTATIONS["sqrt_rn"] = lambda x: arith.unary_math("sqrt", unwrap(x))
 IMPLEMENTATIONS["abs"] = lambda x: arith.abs_(unwrap(x))
 
@@ -321,6 +325,22 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
                               unwrap(pack))
     raise SemanticError("tl.inline_asm_elementwise runs on the GPU only: the interpreter cannot "
                         "run PTX; compute the same with tl operations when interpreting")
+
+
+@implements
+def globaltimer():
+    return Block(np.int64(time.perf_counter_ns()), T.int64)
+
+
+@implements
+def smid():
+    return Block(np.int32(0), T.int32)  # one "SM": programs run one after another
+
+
+@implements
+def num_threads():
+    raise SemanticError("tl.extra.cuda.num_threads() runs on the GPU only: the interpreter runs "
+                        "each program as one thread of Python")
 
 
 @implements

@@ -19,6 +19,8 @@ from tilec.language.standard import (argmax, argmin, cdiv, cumprod, cumsum,  # n
                                      interleave, max, min, sigmoid, softmax, sum, swizzle2d,
                                      xor_sum)
 
+from tilec.language import extra, math  # noqa: E402,F401  (tl.math, tl.extra.cuda)
+
 # Methods on tensors (`x.to(...)`, `x.sum(0)`), resolved by the frontend and the interpreter.
 TENSOR_METHODS = {
     "to": cast, "cast": cast, "reshape": reshape, "view": view, "ravel": ravel, "permute": permute,
@@ -34,5 +36,6 @@ __all__ = sorted({*_builtins, "constexpr", "constexpr_function", "language_funct
                   "int8", "int16", "int32", "int64", "pi32_t", "pointer_type", "uint8", "uint16",
                   "uint32", "uint64", "void", "rand", "randint", "randint4x", "randn", "argmax",
                   "argmin", "cdiv", "cumprod", "cumsum", "interleave", "max", "min", "sigmoid",
-                  "softmax", "sum", "swizzle2d", "xor_sum", "core", "dtypes", "semantic",
+                  "softmax", "sum", "swizzle2d", "xor_sum", "core", "dtypes", "semantic", "math",
+                  "extra",
                   "TENSOR_METHODS"})

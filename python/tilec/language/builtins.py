@@ -383,6 +383,22 @@ floor = _math1("floor")
 ceil = _math1("ceil")
 
 
+def _math2(name: str):
+    @builtin
+    def fn(x, y, _semantic=None) -> tensor:
+        return semantic.binary_math(name, _u(x), _u(y))
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+# The functions of libdevice beyond those above, by name: they live in the tl.math and
+# tl.extra.cuda.libdevice namespaces only (`round` and `pow` would shadow Python's at top
+# level). `round` is half away from zero, as libdevice's; `rint` rounds half to even.
+LIBDEVICE = {f.__name__: f for f in
+             [_math1(n) for n in semantic.UNARY_MATH_NAMES if n not in globals()] +
+             [_math2(n) for n in semantic.BINARY_MATH_NAMES]}
+
+
 @builtin
 def abs(x, _semantic=None) -> tensor:
     return semantic.abs_(_u(x))
@@ -421,6 +437,26 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semant
         [_u(d) for d in dtypes] if isinstance(dtypes, (tuple, list)) else [dtypes],
         bool(const_value(is_pure, "is_pure")), const_value(pack, "pack"))
     return tuple(results) if isinstance(dtypes, (tuple, list)) else results[0]
+
+
+# tl.extra.cuda's special registers (language/extra/cuda): inline asm without arguments.
+def _special_register(name: str, asm: str, ty: dtype, doc: str):
+    @builtin
+    def fn(_semantic=None) -> tensor:
+        return semantic.inline_asm_elementwise(asm, "=r" if ty.primitive_bitwidth == 32 else "=l",
+                                               [], [ty], False, 1)[0]
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+CUDA = {f.__name__: f for f in (
+    _special_register("globaltimer", "mov.u64 $0, %globaltimer;", int64,
+                      "The GPU's global nanosecond timer (%globaltimer)."),
+    _special_register("smid", "mov.u32 $0, %smid;", int32,
+                      "The id of the SM the program runs on (%smid)."),
+    _special_register("num_threads", "mov.u32 $0, %ntid.x;", int32,
+                      "Threads per program: num_warps * 32 (%ntid.x)."))}
 
 
 # --- reductions, scans and friends --------------------------------------------------------------

@@ -440,7 +440,34 @@ def _min_max(a, b, propagate_nan: bool, which: str) -> tensor:
 
 _UNARY_MATH = {"exp": math.exp, "exp2": math.exp2, "log": math.log, "log2": math.log2,
                "sin": math.sin, "cos": math.cos, "sqrt": math.sqrt, "rsqrt": math.rsqrt,
-               "erf": math.erf, "floor": math.floor, "ceil": math.ceil}
+               "erf": math.erf, "floor": math.floor, "ceil": math.ceil,
+               # libdevice's (tl.extra.cuda.libdevice, tl.math)
+               "tan": math.tan, "tanh": math.tanh, "sinh": math.sinh, "cosh": math.cosh,
+               "asin": math.asin, "acos": math.acos, "atan": math.atan, "asinh": math.asinh,
+               "acosh": math.acosh, "atanh": math.atanh, "expm1": math.expm1,
+               "log1p": math.log1p, "log10": math.log10, "cbrt": math.cbrt, "erfc": math.erfc,
+               "trunc": math.trunc, "round": math.round, "rint": math.roundeven}
+UNARY_MATH_NAMES = tuple(_UNARY_MATH)
+
+# Two-operand math (float operands, promoted together): pow, atan2, copysign, fmod (C's: the
+# remainder of truncated division).
+_BINARY_MATH = {"pow": math.powf, "atan2": math.atan2, "copysign": math.copysign,
+                "fmod": arith.remf}
+BINARY_MATH_NAMES = tuple(_BINARY_MATH)
+
+
+def check_binary_math(name: str, x, y) -> None:
+    """Two-operand math takes a floating-point operand (shared with the interpreter)."""
+    if operand_type(x).is_int() and operand_type(y).is_int():
+        raise SemanticError(f"{name} needs floating-point operands, got {operand_type(x)} and "
+                            f"{operand_type(y)}")
+
+
+def binary_math(name: str, x, y) -> tensor:
+    check_binary_math(name, x, y)
+    x, y = promote(x, y)
+    check_floating(name, x.dtype)
+    return tensor(_BINARY_MATH[name](x.handle, y.handle), x.type)
 # `tl.sqrt` of 32 bits or fewer may be approximate (`sqrt.approx`, as in Triton); `tl.sqrt_rn`
 # may not, nor fp64's, which is correctly rounded as Triton's (libdevice) is.
 _APPROXIMATE = frozenset({"sqrt"})
@@ -494,8 +521,8 @@ def check_inline_asm(asm, constraints, args, dtypes, pack) -> tuple[list, list, 
                             "compile-time strings")
     args = list(args) if isinstance(args, (tuple, list)) else [args]
     dtypes = list(dtypes) if isinstance(dtypes, (tuple, list)) else [dtypes]
-    if not 1 <= len(args) <= 4 or not 1 <= len(dtypes) <= 4:
-        raise SemanticError("tl.inline_asm_elementwise takes 1 to 4 arguments and gives 1 to 4 "
+    if not 0 <= len(args) <= 4 or not 1 <= len(dtypes) <= 4:
+        raise SemanticError("tl.inline_asm_elementwise takes 0 to 4 arguments and gives 1 to 4 "
                             f"results, got {len(args)} and {len(dtypes)}")
     if not all(isinstance(d, dtype) for d in dtypes):
         raise SemanticError(f"tl.inline_asm_elementwise: `dtype` must be a tl dtype or a tuple "
@@ -530,8 +557,8 @@ def asm_registers(ty: dtype, pack: int) -> int:
 def inline_asm_elementwise(asm: str, constraints: str, args, dtypes, is_pure: bool,
                            pack: int) -> list[tensor]:
     args, dtypes, pack = check_inline_asm(asm, constraints, args, dtypes, pack)
-    args = broadcast_all(*(to_tensor(a) for a in args))
-    shape = args[0].shape
+    args = broadcast_all(*(to_tensor(a) for a in args)) if args else []
+    shape = args[0].shape if args else []
     results = [block_of(shape, d) for d in dtypes]
     values = tile.elementwise_inline_asm(asm, constraints, [a.handle for a in args],
                                          [r.to_ir() for r in results], bool(is_pure), pack)

@@ -109,14 +109,24 @@ def lower_sqrt(ctx: Lowering, op: ir.Operation):
     return _intrinsic(ctx, op, "llvm.nvvm.sqrt.rn.f")
 
 
+@rule("math.trunc")
+def lower_trunc(ctx: Lowering, op: ir.Operation):
+    """Rounding toward zero is LLVM's trunc intrinsic (cvt.rzi), which the generic path (the
+    GPU pipeline has no rule for math.trunc) does not reach."""
+    element = str(scalar_type(op.results[0].type))
+    if element not in ("f32", "f64"):
+        return _elementwise(ctx, op)
+    return _intrinsic(ctx, op, f"llvm.trunc.{element}")
+
+
 def _intrinsic(ctx: Lowering, op: ir.Operation, name: str):
-    """The f32 unary op `op` as the NVVM intrinsic `name`, per register."""
+    """The unary op `op` as the LLVM or NVVM intrinsic `name`, per register."""
     source = ctx.get(op.operands[0])
-    f32 = ir.F32Type.get()
+    element = scalar_type(op.results[0].type)
 
     def call(x):
         return ir.Operation.create(
-            "llvm.call_intrinsic", results=[f32], operands=[x],
+            "llvm.call_intrinsic", results=[element], operands=[x],
             attributes={"intrin": ir.StringAttr.get(name),
                         "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0]),
                         "op_bundle_sizes": ir.DenseI32ArrayAttr.get([])}).result
@@ -358,12 +368,12 @@ def lower_elementwise_inline_asm(ctx: Lowering, op: ir.Operation):
     pure = ir.BoolAttr(op.attributes["pure"]).value
     operands = [ctx.get(v) for v in op.operands]
     elements = [memory_type(scalar_type(r.type)) for r in op.results]
-    distributed = isinstance(operands[0], Distributed)
+    distributed = bool(operands) and isinstance(operands[0], Distributed)
     args = [list(d.values) if distributed else [d] for d in operands]
-    count = len(args[0])
+    count = len(args[0]) if args else 1  # no arguments: scalar results
     padded = -(-count // pack) * pack
     args = [values + [values[-1]] * (padded - count) for values in args]
-    registers = ptx.elementwise_asm(text, constraints, args, elements, pure, pack)
+    registers = ptx.elementwise_asm(text, constraints, args, elements, pure, pack, padded)
     results = []
     for values, result in zip(registers, op.results):
         values = [from_memory(v, scalar_type(result.type)) for v in values[:count]]

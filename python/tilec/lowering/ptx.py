@@ -247,10 +247,11 @@ def _per_register(element: ir.Type, pack: int) -> int:
 
 
 def elementwise_asm(text: str, constraints: str, args: list[list[ir.Value]],
-                    elements: list[ir.Type], pure: bool, pack: int) -> list[list[ir.Value]]:
-    """The user's `text` run on each `pack` registers of the arguments (`args[a][r]`: register
-    r of argument a; all have the same count, a multiple of `pack`); returns the results'
-    registers (`[result][r]`). The asm's operands: each result's registers, then each
+                    elements: list[ir.Type], pure: bool, pack: int,
+                    count: int) -> list[list[ir.Value]]:
+    """The user's `text` run on each `pack` of the `count` registers of the arguments
+    (`args[a][r]`: register r of argument a; `count` is a multiple of `pack`); returns the
+    results' registers (`[result][r]`). The asm's operands: each result's registers, then each
     argument's, `pack` elements each (several per register when narrower than 32 bits)."""
     kinds = [c.strip() for c in constraints.split(",") if c.strip()]
     out_groups = [_per_register(e, pack) for e in elements]
@@ -258,7 +259,7 @@ def elementwise_asm(text: str, constraints: str, args: list[list[ir.Value]],
     outs, ins = kinds[:n_out], kinds[n_out:]
     out_types = [_register_type(c) for c in outs]
     results: list[list[ir.Value]] = [[] for _ in elements]
-    for start in range(0, len(args[0]), pack):
+    for start in range(0, count, pack):
         operands, k = [], 0
         for arg in args:
             per = _per_register(arg[0].type, pack)

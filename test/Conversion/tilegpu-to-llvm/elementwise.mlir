@@ -233,3 +233,19 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// math.trunc (tl.math.trunc) is LLVM's trunc intrinsic for fp32 and fp64, per register.
+// CHECK-LABEL: gpu.func @truncation
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.trunc.f32"({{%.*}}) : (f32) -> f32
+// CHECK: llvm.call_intrinsic "llvm.trunc.f64"({{%.*}}) : (f64) -> f64
+#b = #tilegpu.blocked<[2], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @truncation(%x0: f32, %w0: f64) {
+    %x = "tile.splat"(%x0) : (f32) -> tensor<256xf32, #b>
+    %t = math.trunc %x : tensor<256xf32, #b>
+    %w = math.trunc %w0 : f64
+    return
+  }
+}
