@@ -351,3 +351,12 @@ def special_registers(out_ptr):
     tl.store(out_ptr + 0, tl.extra.cuda.smid().to(tl.int64))
     tl.store(out_ptr + 1, tl.extra.cuda.num_threads().to(tl.int64))
     tl.store(out_ptr + 2, tl.extra.cuda.globaltimer() - start)
+
+
+@tilec.jit
+def flips(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, DIM: tl.constexpr):
+    """tl.flip of an M x N block along DIM (None: the last), then tl.full_like/ones_like."""
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    y = tl.flip(x, DIM) + tl.full_like(x, 0.5) * tl.ones_like(x, dtype=tl.float32)
+    tl.store(out_ptr + offs, y)

@@ -156,3 +156,18 @@ def test_ranges_with_negative_steps_count_down_in_both_modes(lo, hi, step):
         P.k_descending_range.interpret = None
     expected = list(range(lo, hi, step))
     np.testing.assert_array_equal(out, [sum(expected), len(expected)])
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1, -1])
+def test_flip_full_like_and_ones_like(dim):
+    import gpu_kernels as G
+    tilec.compile(G.flips, signature={"x_ptr": "*fp32", "out_ptr": "*fp32"},
+                  constexprs={"M": 4, "N": 8, "DIM": dim}, stop_after="tile")
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    out = np.zeros_like(x)
+    G.flips.interpret = True
+    try:
+        G.flips[(1,)](x, out, M=4, N=8, DIM=dim)
+    finally:
+        G.flips.interpret = None
+    np.testing.assert_array_equal(out, np.flip(x, 1 if dim is None else dim) + 0.5)

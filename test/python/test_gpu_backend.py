@@ -609,3 +609,11 @@ def test_special_registers_read_the_sm_the_threads_and_the_timer():
     smid, threads, ticks = (int(v) for v in cupy.asnumpy(out))
     sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
     assert 0 <= smid < 2 * sms and threads == 8 * 32 and 0 <= ticks < 10**9
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_flip_agrees_with_the_interpreter(dim, monkeypatch):
+    x = make(np.float32, 64 * 32)
+    out = np.zeros_like(x)
+    gpu, interp = run_both(G.flips, (1,), [x, out], 1, monkeypatch, M=64, N=32, DIM=dim)
+    np.testing.assert_array_equal(gpu, interp)

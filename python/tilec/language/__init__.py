@@ -16,8 +16,8 @@ from tilec.language.dtypes import (bfloat16, block_type, const, dtype, float16, 
                                    uint8, uint16, uint32, uint64, void)
 from tilec.language.random import rand, randint, randint4x, randn  # noqa: F401
 from tilec.language.standard import (argmax, argmin, cdiv, cumprod, cumsum,  # noqa: F401
-                                     interleave, max, min, sigmoid, softmax, sum, swizzle2d,
-                                     xor_sum)
+                                     flip, full_like, interleave, max, min, ones_like, sigmoid,
+                                     softmax, sum, swizzle2d, xor_sum)
 
 from tilec.language import extra, math  # noqa: E402,F401  (tl.math, tl.extra.cuda)
 
@@ -35,7 +35,8 @@ __all__ = sorted({*_builtins, "constexpr", "constexpr_function", "language_funct
                   "bfloat16", "block_type", "const", "dtype", "float16", "float32", "float64", "int1",
                   "int8", "int16", "int32", "int64", "pi32_t", "pointer_type", "uint8", "uint16",
                   "uint32", "uint64", "void", "rand", "randint", "randint4x", "randn", "argmax",
-                  "argmin", "cdiv", "cumprod", "cumsum", "interleave", "max", "min", "sigmoid",
+                  "argmin", "cdiv", "cumprod", "cumsum", "flip", "full_like", "ones_like",
+                  "interleave", "max", "min", "sigmoid",
                   "softmax", "sum", "swizzle2d", "xor_sum", "core", "dtypes", "semantic", "math",
                   "extra",
                   "TENSOR_METHODS"})

@@ -220,3 +220,27 @@ def cumsum(input, axis=0, reverse=False, dtype=None):
 @language_function
 def cumprod(input, axis=0, reverse=False):
     return tl.associative_scan(input, axis, _prod_combine, reverse)
+
+
+# --- creation and reordering ------------------------------------------------------------------
+
+@language_function
+def full_like(input, value, dtype=None):
+    """A block of `input`'s shape filled with `value`, of `dtype` (default `input`'s)."""
+    return tl.full(input.shape, value, input.dtype if dtype is None else dtype)
+
+
+@language_function
+def ones_like(input, dtype=None):
+    return tl.full(input.shape, 1, input.dtype if dtype is None else dtype)
+
+
+@language_function
+def flip(x, dim=None):
+    """`x` with the order of its elements along `dim` (default: the last dimension)
+    reversed: a gather of the indices n - 1, n - 2, ..., 0."""
+    rank = len(x.shape)
+    d = rank - 1 if dim is None else (dim + rank if dim < 0 else dim)
+    n = x.shape[d]
+    backwards = tl.reshape(n - 1 - tl.arange(0, n), [1] * d + [n] + [1] * (rank - d - 1))
+    return tl.gather(x, tl.broadcast_to(backwards, x.shape), d)
