@@ -104,9 +104,7 @@ def run(fn: JITFunction, grid, args: tuple, kwargs: dict) -> CompiledKernel | No
     if interpreter.enabled(fn):  # its programs run one after another: no grid to make resident
         interpreter.launch(fn, grid3, bound, key[0])
         return None
-    if options["launch_cooperative_grid"]:
-        raise ValueError("launch_cooperative_grid=True: tilec has no cooperative launch on the "
-                         "GPU yet (all programs resident at once); launch without it")
+    cooperative = bool(options["launch_cooperative_grid"])
     kernel = fn.cache.get(key)
     if kernel is None:
         kernel = fn.cache[key] = compile_specialized(fn, *key)
@@ -114,8 +112,8 @@ def run(fn: JITFunction, grid, args: tuple, kwargs: dict) -> CompiledKernel | No
     if kernel.loader is None:
         kernel.loader = lambda: launcher.function(DRIVER.current_device())
     arguments = [bound[p.name] for p in fn.params if not p.is_constexpr]
-    torch_arrays = launcher.run(grid3, arguments)
-    if 0 not in grid3:
+    torch_arrays = launcher.run(grid3, arguments, cooperative)
+    if 0 not in grid3 and not cooperative:  # cooperative launches stay on this path
         remember(fn, args, kwargs, arguments, launcher, torch_arrays)
     return kernel
 

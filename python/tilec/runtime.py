@@ -313,9 +313,25 @@ class Driver:
         return self._cupy
 
     def launch(self, function: int, grid, block: int, shared: int, stream: int,
-               params: int) -> None:
+               params: int, cooperative: bool = False) -> None:
+        if cooperative:  # every program resident at once, or the driver refuses the launch
+            code = self._libcuda().cuLaunchCooperativeKernel(
+                ctypes.c_void_p(function), *(ctypes.c_uint(g) for g in grid),
+                ctypes.c_uint(block), ctypes.c_uint(1), ctypes.c_uint(1), ctypes.c_uint(shared),
+                ctypes.c_void_p(stream), ctypes.c_void_p(params))
+            if code:
+                raise LaunchError(f"cuLaunchCooperativeKernel failed with CUDA error {code} "
+                                  "(a grid larger than the GPU holds at once is refused: "
+                                  "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE is 720)")
+            return
         self.cupy.cuda.driver.launchKernel(function, grid[0], grid[1], grid[2], block, 1, 1,
                                            shared, stream, params, 0)
+
+    def _libcuda(self):
+        self.cupy  # the driver is initialised (CuPy made the context current)
+        if not hasattr(self, "_cuda"):
+            self._cuda = ctypes.CDLL("libcuda.so.1")
+        return self._cuda
 
     def current_device(self) -> int:
         return self.cupy.cuda.runtime.getDevice()
@@ -393,10 +409,11 @@ class Launcher:
         function = self.function(device)
         return DRIVER.current_context(), function, device
 
-    def run(self, grid: tuple[int, int, int], arguments: list) -> bool:
+    def run(self, grid: tuple[int, int, int], arguments: list, cooperative: bool = False) -> bool:
         """Launch over `grid` with the JITFunction's runtime `arguments`, on the current device
         and the caller's current stream (torch's when torch tensors are passed, else CuPy's);
-        returns whether torch's stream was used. A grid with a 0 launches nothing."""
+        returns whether torch's stream was used. A grid with a 0 launches nothing.
+        `cooperative`: all programs resident at once (cuLaunchCooperativeKernel)."""
         values, torch_arrays = [], False
         for i in self.kept:
             value = arguments[i]
@@ -420,8 +437,12 @@ class Launcher:
         with self._lock:
             self.buffer.pack(values)
             try:
-                DRIVER.launch(function, grid, self.block, self.shared, stream,
-                              self.buffer.params)
+                if cooperative:
+                    DRIVER.launch(function, grid, self.block, self.shared, stream,
+                                  self.buffer.params, cooperative=True)
+                else:
+                    DRIVER.launch(function, grid, self.block, self.shared, stream,
+                                  self.buffer.params)
             except Exception as err:
                 if type(err).__name__ != "CUDADriverError":
                     raise

@@ -156,10 +156,11 @@ class FakeDriver(runtime.Driver):
         self.launches.append(Launch(path, kernel.name, tuple(grid), block, shared, stream,
                                     values))
 
-    def launch(self, function, grid, block, shared, stream, params) -> None:
+    def launch(self, function, grid, block, shared, stream, params, cooperative=False) -> None:
         if self.fail_with:
             raise type("CUDADriverError", (RuntimeError,), {})(self.fail_with)
-        self._record("python", function, grid, block, shared, stream, params)
+        self._record("cooperative" if cooperative else "python", function, grid, block, shared,
+                     stream, params)
 
     def _native_launch(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
         if self.fail_with:

@@ -42,3 +42,13 @@ def multiply_add(x_ptr, y_ptr, z_ptr, out_ptr, n, BLOCK: tl.constexpr):
     y = tl.load(y_ptr + offs, mask=mask)
     z = tl.load(z_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, x * y + z, mask=mask)
+
+
+@tilec.jit
+def grid_barrier(count_ptr, out_ptr, n_programs):
+    """Every program arrives, then waits until all have: only safe when all are resident at
+    once (a cooperative launch)."""
+    tl.atomic_add(count_ptr, 1)
+    while tl.atomic_add(count_ptr, 0) < n_programs:
+        pass
+    tl.store(out_ptr + tl.program_id(0), tl.atomic_add(count_ptr, 0))

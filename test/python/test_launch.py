@@ -182,7 +182,8 @@ def test_enable_fp_fusion_is_a_launch_option_with_its_own_kernel(driver):
 def test_tritons_other_launch_options_are_accepted_or_refused_clearly(driver):
     """num_ctas=1, sanitize_overflow and launch_cooperative_grid=False are what every launch
     does; debug=True compiles the kernel's debug build; maxnreg caps its registers. Clusters
-    (num_ctas > 1) and cooperative grids are errors saying so, before anything launches."""
+    (num_ctas > 1) are an error saying so, before anything launches; a cooperative grid is a
+    cooperative launch (the same compiled kernel), on the Python path every time."""
     x, out = FakeCupyArray(64), FakeCupyArray(64)
     plain = K.scale[(1,)](x, out, 64, 1.0, BLOCK=64)
     same = K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, num_ctas=1, sanitize_overflow=False,
@@ -196,11 +197,13 @@ def test_tritons_other_launch_options_are_accepted_or_refused_clearly(driver):
     assert len(driver.launches) == 4
     with pytest.raises(ValueError, match="num_ctas=2.*clusters"):
         K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, num_ctas=2)
-    with pytest.raises(ValueError, match="launch_cooperative_grid"):
-        K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, launch_cooperative_grid=True)
     with pytest.raises(ValueError, match="maxnreg must be an integer from 16 to 255"):
         K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, maxnreg=8)
     assert len(driver.launches) == 4
+    for _ in range(3):  # never remembered for the warm path: each one cooperative
+        together = K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, launch_cooperative_grid=True)
+        assert together is plain
+    assert [r.path for r in driver.launches[4:]] == ["cooperative"] * 3
 
 
 # --- the C path agrees with the Python path -----------------------------------------------------

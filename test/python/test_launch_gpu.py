@@ -163,3 +163,18 @@ def test_warmup_then_init_handles_then_launch():
     compiled._init_handles()
     assert K.scale[(1,)](x, out, n, 2.0, BLOCK=256) is compiled
     assert bool((out == 2).all())
+
+
+def test_a_cooperative_launch_keeps_every_program_resident():
+    """A grid barrier over one program per SM completes; a grid larger than the GPU holds
+    at once is refused by the driver (a LaunchError), not hung."""
+    from tilec.errors import LaunchError
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    for _ in range(3):
+        count, out = cupy.zeros(1, cupy.int32), cupy.zeros(sms, cupy.int32)
+        K.grid_barrier[(sms,)](count, out, sms, launch_cooperative_grid=True)
+        cupy.cuda.runtime.deviceSynchronize()
+        assert (cupy.asnumpy(out) == sms).all()
+    with pytest.raises(LaunchError, match="cuLaunchCooperativeKernel"):
+        K.grid_barrier[(sms * 1000,)](cupy.zeros(1, cupy.int32), cupy.zeros(sms * 1000, cupy.int32),
+                                      sms * 1000, launch_cooperative_grid=True)
