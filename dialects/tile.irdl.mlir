@@ -198,7 +198,8 @@ irdl.dialect @tile {
   }
 
   // tl.inline_asm_elementwise: `asm` (PTX, operands $0.. as `constraints` lists them, outputs
-  // first) run on every `pack` elements of the 1-4 arguments, giving 1-4 results of their shape.
+  // first) run on every `pack` elements of the 0-4 arguments, giving 1-4 results of their shape
+  // (scalars without arguments).
   irdl.operation @elementwise_inline_asm {
     %asm = irdl.base "#builtin.string"
     %constraints = irdl.base "#builtin.string"
@@ -216,7 +217,8 @@ irdl.dialect @tile {
     %result3 = irdl.any
     irdl.attributes { "asm" = %asm, "constraints" = %constraints, "pure" = %pure,
                       "pack" = %pack }
-    irdl.operands(arg0: %arg0, arg1: optional %arg1, arg2: optional %arg2, arg3: optional %arg3)
+    irdl.operands(arg0: optional %arg0, arg1: optional %arg1, arg2: optional %arg2,
+                  arg3: optional %arg3)
     irdl.results(result0: %result0, result1: optional %result1, result2: optional %result2,
                  result3: optional %result3)
   }

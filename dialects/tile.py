@@ -185,10 +185,11 @@ def scan(srcs: Sequence[ir.Value], axis: int, reverse: bool = False) -> ir.Opera
 
 def elementwise_inline_asm(asm: str, constraints: str, args: Sequence[ir.Value],
                            results: Sequence[ir.Type], pure: bool, pack: int) -> list[ir.Value]:
-    if not 1 <= len(args) <= 4 or not 1 <= len(results) <= 4:
-        raise ValueError("tile.elementwise_inline_asm takes 1 to 4 arguments and results")
+    if not 0 <= len(args) <= 4 or not 1 <= len(results) <= 4:
+        raise ValueError("tile.elementwise_inline_asm takes 0 to 4 arguments, 1 to 4 results")
+    operand_groups = ir.DenseI32ArrayAttr.get([int(i < len(args)) for i in range(4)])
     attrs = {"asm": _str(asm), "constraints": _str(constraints), "pure": _bool(pure),
-             "pack": _i32(pack), "operandSegmentSizes": _segments(len(args)),
+             "pack": _i32(pack), "operandSegmentSizes": operand_groups,
              "resultSegmentSizes": _segments(len(results))}
     return list(_create("elementwise_inline_asm", results, args, attrs).results)
 
