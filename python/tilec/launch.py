@@ -105,12 +105,8 @@ def run(fn: JITFunction, grid, args: tuple, kwargs: dict) -> CompiledKernel | No
         interpreter.launch(fn, grid3, bound, key[0])
         return None
     cooperative = bool(options["launch_cooperative_grid"])
-    kernel = fn.cache.get(key)
-    if kernel is None:
-        kernel = fn.cache[key] = compile_specialized(fn, *key)
+    kernel = _compiled(fn, key)
     launcher = launcher_of(fn, kernel, key[0])
-    if kernel.loader is None:
-        kernel.loader = lambda: launcher.function(DRIVER.current_device())
     arguments = [bound[p.name] for p in fn.params if not p.is_constexpr]
     torch_arrays = launcher.run(grid3, arguments, cooperative)
     if 0 not in grid3 and not cooperative:  # cooperative launches stay on this path
@@ -124,11 +120,16 @@ def warmup(fn: JITFunction, args: tuple, kwargs: dict) -> CompiledKernel:
     `_init_handles()` loads it on the current device."""
     bound, extra = fn.bind_launch(args, kwargs)
     key = compile_key(fn, bound, launch_options(fn, extra))
+    kernel = _compiled(fn, key)
+    launcher_of(fn, kernel, key[0])  # gives the kernel its loader
+    return kernel
+
+
+def _compiled(fn: JITFunction, key: tuple) -> CompiledKernel:
+    """The kernel compiled for `key`, from `fn`'s cache or compiled now (or from the disk)."""
     kernel = fn.cache.get(key)
     if kernel is None:
         kernel = fn.cache[key] = compile_specialized(fn, *key)
-    launcher = launcher_of(fn, kernel, key[0])
-    kernel.loader = lambda: launcher.function(DRIVER.current_device())
     return kernel
 
 
@@ -141,6 +142,7 @@ def launcher_of(fn: JITFunction, kernel: CompiledKernel, spec: tuple) -> Launche
         runtime_keys = [k for p, k in zip(fn.params, spec) if not p.is_constexpr]
         kept = [i for i, (kind, _) in enumerate(runtime_keys) if kind != "constexpr"]
         launcher = launchers[id(kernel)] = Launcher(kernel, kept)
+        kernel.loader = lambda: launcher.function(DRIVER.current_device())  # _init_handles()
     return launcher
 
 

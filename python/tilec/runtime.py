@@ -304,6 +304,7 @@ class Driver:
 
     def __init__(self):
         self._cupy = None
+        self._cuda = None
 
     @property
     def cupy(self):
@@ -328,8 +329,8 @@ class Driver:
                                            shared, stream, params, 0)
 
     def _libcuda(self):
-        self.cupy  # the driver is initialised (CuPy made the context current)
-        if not hasattr(self, "_cuda"):
+        """The CUDA driver library, for the calls CuPy does not wrap."""
+        if self._cuda is None:
             self._cuda = ctypes.CDLL("libcuda.so.1")
         return self._cuda
 
@@ -360,7 +361,7 @@ class Driver:
 
     def native_functions(self) -> dict[str, int]:
         """The addresses of the driver functions the C launcher calls."""
-        libcuda = ctypes.CDLL("libcuda.so.1")
+        libcuda = self._libcuda()
         return {name: ctypes.cast(getattr(libcuda, name), ctypes.c_void_p).value
                 for name in ("cuLaunchKernel", "cuCtxGetCurrent", "cuGetErrorName")}
 
@@ -437,12 +438,8 @@ class Launcher:
         with self._lock:
             self.buffer.pack(values)
             try:
-                if cooperative:
-                    DRIVER.launch(function, grid, self.block, self.shared, stream,
-                                  self.buffer.params, cooperative=True)
-                else:
-                    DRIVER.launch(function, grid, self.block, self.shared, stream,
-                                  self.buffer.params)
+                DRIVER.launch(function, grid, self.block, self.shared, stream,
+                              self.buffer.params, cooperative)
             except Exception as err:
                 if type(err).__name__ != "CUDADriverError":
                     raise

@@ -19,6 +19,7 @@ import pytest
 import fake_driver
 import launch_kernels as K
 import tilec
+import tilec.language as tl
 from fake_driver import CUPY_STREAM, TORCH_STREAM, FakeCupyArray, FakeTorchTensor
 from tilec import launch, runtime
 from tilec.errors import LaunchError

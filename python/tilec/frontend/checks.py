@@ -174,6 +174,22 @@ def call_kind(fn, args, kwargs) -> str:
                         f"'{name}' with @tilec.jit")
 
 
+def min_max(fn, args, minimum, maximum):
+    """Python's `min`/`max` (`fn`) in a kernel: of constants, Python's; of tensors, the
+    elementwise `minimum`/`maximum` folded over the arguments (the compiler's or the
+    interpreter's builtin); of one argument, an error."""
+    if len(args) < 2:
+        raise SemanticError(f"{fn.__name__}() of one argument is not supported in kernels; "
+                            "use tl.min/tl.max to reduce a block")
+    if not any(isinstance(unwrap(a), tensor) for a in args):
+        return fn(*[unwrap(a) for a in args])
+    combine = minimum if fn is builtins.min else maximum
+    result = args[0]
+    for a in args[1:]:
+        result = combine(result, a)
+    return result
+
+
 def check_jit_call(fn, args, kwargs) -> dict:
     """The arguments of a call of the @tilec.jit function `fn`, bound to its parameters;
     a run-time value for a constexpr parameter is an error."""

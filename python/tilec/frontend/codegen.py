@@ -8,11 +8,9 @@ lives in control_flow.py. Every user mistake becomes a `CompilationError` at its
 from __future__ import annotations
 
 import ast
-import builtins
 import math as pymath
 import operator
 import types
-from dataclasses import dataclass
 from typing import Any
 
 from mlir import ir
@@ -23,8 +21,7 @@ from tilec.frontend import checks, control_flow
 from tilec.frontend.returns import ReturnInLoop, normalize
 from tilec.kernel import as_jit
 from tilec.language import semantic, shapes
-from tilec.language.core import (SemanticError, constexpr, is_builtin, is_constexpr_function,
-                                 tensor, unwrap)
+from tilec.language.core import SemanticError, constexpr, tensor, unwrap
 from tilec.language.dtypes import dtype
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -361,22 +358,10 @@ class CodeGenerator(ast.NodeVisitor):
         if kind == "breakpoint":  # the interpreter's debugger; nothing to compile
             return None
         if kind == "min_max":
-            return self.min_max(fn, args)
+            return checks.min_max(fn, args, semantic.minimum, semantic.maximum)
         if kind == "constexpr":
             return constexpr(*args).value
         return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
-
-    def min_max(self, fn, args):
-        if len(args) < 2:
-            raise SemanticError(f"{fn.__name__}() of one argument is not supported in kernels; "
-                                "use tl.min/tl.max to reduce a block")
-        if not any(isinstance(a, tensor) for a in args):
-            return fn(*[unwrap(a) for a in args])
-        combine = semantic.minimum if fn is builtins.min else semantic.maximum
-        result = args[0]
-        for a in args[1:]:
-            result = combine(result, a)
-        return result
 
     def call_jit(self, node: ast.AST, fn, args: list, kwargs: dict):
         if len(self.call_sites) >= MAX_INLINE_DEPTH:

@@ -53,7 +53,7 @@ class _Merger:
                 raise SemanticError(f"{what} is a block pointer in one branch of a runtime `if` "
                                     f"and {b!r} in the other; give both the same block shape "
                                     "and order")
-            return _Structure(a, [self.merge(f"{what}", x, y)
+            return _Structure(a, [self.merge(what, x, y)
                                   for x, y in zip(a.fields(), b.fields())])
         a_tensor, b_tensor = isinstance(a, tensor), isinstance(b, tensor)
         if not a_tensor and not b_tensor:
@@ -193,7 +193,8 @@ def visit_ifexp(gen, node: ast.IfExp) -> Any:
         return gen.visit(node.body if unwrap(cond) else node.orelse)
     cond = _runtime_condition(cond, "conditional expression")
     _, value, _ = build_if(gen, cond, lambda: gen.visit(node.body),
-                           lambda: gen.visit(node.orelse), merge_scope=False, value_name="the value")
+                           lambda: gen.visit(node.orelse), merge_scope=False,
+                           value_name="the value")
     return value
 
 

@@ -7,13 +7,13 @@ call `f(a, b)` is `__tilec_call__(f, a, b)` and every f-string field `{x}` is
 `{__tilec_format__(x)}`: `checked_call` asks the frontend's `call_kind` what the call is, so a
 call the compiler would reject (a plain Python or NumPy function, `len` of a run-time value, a
 constexpr parameter given a run-time value) raises the same error, and otherwise runs it as
-Python; a number literal assigned to a name (`x = 0`) is a scalar tensor, as when compiling. The copy keeps the original's file name and line numbers, globals, closure and defaults,
-so tracebacks, `print` and `breakpoint()` behave as in the original.
+Python; a number literal assigned to a name (`x = 0`) is a scalar tensor, as when compiling.
+The copy keeps the original's file name and line numbers, globals, closure and defaults, so
+tracebacks, `print` and `breakpoint()` behave as in the original.
 """
 from __future__ import annotations
 
 import ast
-import builtins
 import types
 
 from tilec.frontend import checks
@@ -21,7 +21,7 @@ from tilec.frontend.codegen import CodeGenerator
 from tilec.interpreter.arith import to_block
 from tilec.kernel import as_jit
 from tilec.language import builtins as tl
-from tilec.language.core import tensor, unwrap
+from tilec.language.core import unwrap
 
 CALL, FORMAT, LITERAL = "__tilec_call__", "__tilec_format__", "__tilec_literal__"
 _RUNNABLE = "__tilec_interpreted__"
@@ -49,17 +49,13 @@ def checked_call(fn, *args, **kwargs):
         return checked_call(fn.fn, fn.self, *args, **kwargs)
     if kind == "jit":
         return call_jit(as_jit(fn), args, kwargs)
-    if kind == "min_max" and any(isinstance(unwrap(a), tensor) for a in args):
-        combine = tl.minimum if fn is builtins.min else tl.maximum
-        result = args[0]
-        for a in args[1:]:
-            result = combine(result, a)
-        return result
+    if kind == "min_max":
+        return checks.min_max(fn, args, tl.minimum, tl.maximum)
     if kind == "constexpr":
         return fn(*args, **kwargs).value
     if kind == "python":
         return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
-    return fn(*args, **kwargs)  # builtins, range, print, breakpoint, min/max of constants
+    return fn(*args, **kwargs)  # builtins, range, print, breakpoint
 
 
 class _Instrument(ast.NodeTransformer):
@@ -92,7 +88,7 @@ def _instrumented(fn):
     fn_def = _Instrument().visit(fn_def)
     ast.increment_lineno(fn_def, fn.first_line - 1)  # the file's line numbers
     # An outer function whose parameters are the names the copy reads from its closure: the
-    # instrumentation's two, and the original's free variables.
+    # instrumentation's three, and the original's free variables.
     free = list(original.__code__.co_freevars)
     outer = ast.FunctionDef(
         name="__tilec_outer__",

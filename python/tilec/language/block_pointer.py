@@ -8,9 +8,9 @@ dimensions masked to 0 <= index < shape[d] and `padding_option` giving the maske
 value. This module holds the structure and its checks; the builtins that make, move and
 expand block pointers (builtins.py) are shared builtins, calling the other builtins with the
 caller's `_semantic` (the code generator when compiling, None when interpreting), so the
-compiler and the interpreter run one code. Like Triton, shapes and strides are int64 and offsets int32; `order` (the fastest-varying
-dimension first) is checked and kept, and the coalescing analysis finds the contiguous
-dimension from the strides.
+compiler and the interpreter run one code. Like Triton, shapes and strides are int64 and
+offsets int32; `order` (the fastest-varying dimension first) is checked and kept, and the
+coalescing analysis finds the contiguous dimension from the strides.
 
 The frontend carries a block pointer through loops and `if`s by its run-time fields
 (`fields()`/`with_fields()`); the block shape and order are compile-time.
@@ -80,8 +80,6 @@ def checked_dims(dims, rank: int, what: str) -> tuple[int, ...]:
             raise SemanticError(f"{what}: `boundary_check` holds dimensions of the block "
                                 f"(0 to {rank - 1}), got {d!r}")
     return dims
-
-
 
 
 def check_make(base, shape, strides, offsets, block_shape, order) -> tuple:

@@ -180,9 +180,7 @@ def cat(input, other, can_reorder=False, _semantic=None) -> tensor:
     return shapes.cat(semantic.to_tensor(input), semantic.to_tensor(other))
 
 
-# --- memory -----------------------------------------------------------------------------------
-
-# --- block pointers (block_pointer.py): shared builtins, one code for both modes -------------
+# --- memory (block pointers: block_pointer.py; shared builtins, one code for both modes) ------
 
 def _operator(op: str, a, b, _semantic):
     """`a op b` in either mode: through the semantic layer when compiling; when interpreting

@@ -149,21 +149,16 @@ def lower_store(ctx: Lowering, op: ir.Operation):
     element = scalar_type(value_v.type)
     hints = _hinted(op, ptx.STORE_CACHE) if memory_type(element) == element else None
     ptrs, values = ctx.get(ptr_v), ctx.get(value_v)
-    if not isinstance(ptrs, Distributed):  # a scalar: every thread holds it, thread 0 stores it
-        mask, owner = None if mask_v is None else ctx.get(mask_v), owner_predicate(ctx, None, ())
-        if owner is not None:
-            mask = owner if mask is None else arith.andi(mask, owner)
-        _store_one(ptrs, mask, [values], element, hints)
-        return []
-    count = len(ptrs.values)
-    masks = _as_list(None if mask_v is None else ctx.get(mask_v), count)
-    # Threads holding copies of the same elements (a block smaller than the layout's tile) let
-    # one of them store.
-    owner = owner_predicate(ctx, ptrs.layout, ptrs.shape)
+    tensor = isinstance(ptrs, Distributed)
+    layout, shape = (ptrs.layout, ptrs.shape) if tensor else (None, ())
+    pointers, stored = (ptrs.values, values.values) if tensor else ([ptrs], [values])
+    masks = _as_list(None if mask_v is None else ctx.get(mask_v), len(pointers))
+    # Threads holding copies of the same elements (a block smaller than the layout's tile, or
+    # a scalar, which every thread holds) let one of them store.
+    owner = owner_predicate(ctx, layout, shape)
     if owner is not None:
         masks = [owner if m is None else arith.andi(m, owner) for m in masks]
-    vec = _vector_width(ptrs.layout, ptrs.shape, element, count)
-    for start in range(0, count, vec):
-        _store_one(ptrs.values[start], masks[start], values.values[start:start + vec], element,
-                   hints)
+    vec = _vector_width(layout, shape, element, len(pointers)) if tensor else 1
+    for start in range(0, len(pointers), vec):
+        _store_one(pointers[start], masks[start], stored[start:start + vec], element, hints)
     return []

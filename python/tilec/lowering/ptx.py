@@ -38,18 +38,16 @@ def asm(results: list[ir.Type], operands: list[ir.Value], text: str, constraints
         side_effects: bool = True) -> list[ir.Value]:
     """One inline-asm instruction: `constraints` lists the outputs' ("=r", ...) then the
     operands'; returns the outputs."""
-    if len(results) == 1:
+    if not results:
+        result_type = ir.Type.parse("!llvm.void")
+    elif len(results) == 1:
         result_type = results[0]
     else:
         result_type = ir.Type.parse(f"!llvm.struct<({', '.join(str(t) for t in results)})>")
-    if not results:
-        result_type = ir.Type.parse("!llvm.void")
     op = llvm.InlineAsmOp(result_type, operands, text, ",".join(constraints),
                           has_side_effects=side_effects)
-    if not results:
-        return []
-    if len(results) == 1:
-        return [op.result]
+    if len(results) <= 1:
+        return [op.result] if results else []
     return [llvm.extractvalue(t, op.result, ir.DenseI64ArrayAttr.get([i]))
             for i, t in enumerate(results)]
 
