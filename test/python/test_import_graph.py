@@ -107,7 +107,7 @@ def test_the_graph_reads_every_layer():
     mods, edges = graph()
     assert {"tilec.kernel", "tilec.launch", "tilec.runtime", "tilec.compiler",
             "tilec.analysis.axis_info", "tilec.passes.coalesce", "tilec.lowering.dot",
-            "tilec.interpreter.ops", "tilec.language.standard"} <= set(mods)
+            "tilec.interpreter.builder", "tilec.language.standard"} <= set(mods)
     targets = {module for found in edges.values() for module, _, _ in found}
     assert "tilec.language.core" in targets and "tilec._launch" in targets
 

@@ -1,5 +1,6 @@
 """The table of op facts (analysis/op_facts.py) is complete: every op the dialects define has its
-facts and a lowering rule, and every builtin of the language an interpreter implementation."""
+facts and a lowering rule; and the builder protocol the semantic layer builds ops through is
+implemented by both builders, the MLIR one and the interpreter's NumPy one."""
 from __future__ import annotations
 
 import re
@@ -10,8 +11,10 @@ import pytest
 import tilec.language as tl
 from tilec.analysis import op_facts
 from tilec.analysis.op_facts import OP_FACTS
-from tilec.interpreter.ops import IMPLEMENTATIONS
-from tilec.language.core import is_builtin, is_shared_builtin
+from tilec.frontend.builder import MLIRBuilder
+from tilec.interpreter.builder import NumPyBuilder
+from tilec.language import builder as protocol
+from tilec.language.core import is_builtin
 from tilec.lowering import RULES
 
 DIALECTS = Path(__file__).resolve().parents[2] / "dialects"
@@ -32,13 +35,6 @@ def irdl_ops() -> set[str]:
     return ops
 
 
-def builtins() -> set[str]:
-    """The builtins with an interpreter implementation of their own: all but the shared ones,
-    whose body runs in both modes (on the builtins they call)."""
-    return {name for name in dir(tl)
-            if is_builtin(getattr(tl, name)) and not is_shared_builtin(getattr(tl, name))}
-
-
 def test_every_op_of_the_dialects_has_its_facts():
     assert len(irdl_ops()) >= 38
     assert set(OP_FACTS) == irdl_ops()
@@ -49,9 +45,11 @@ def test_every_op_of_the_dialects_has_a_lowering_rule(op):
     assert op in RULES, f"{op} has no rule in convert-tilegpu-to-llvm (python/tilec/lowering)"
 
 
-def test_every_builtin_has_an_interpreter_implementation():
-    assert len(builtins()) > 60
-    missing = sorted(builtins() - set(IMPLEMENTATIONS))
+@pytest.mark.parametrize("builder", [MLIRBuilder, NumPyBuilder])
+def test_both_builders_implement_the_whole_protocol(builder):
+    assert len(protocol.PROTOCOL) > 35
+    missing = [name for name in protocol.PROTOCOL
+               if getattr(builder, name) is getattr(protocol.Builder, name)]
     assert missing == []
 
 
@@ -61,7 +59,7 @@ def test_each_ops_facts_hold_together(op):
     assert facts.effects in ("none", "read", "write")
     for name in facts.builtins:  # the builtins that make it exist and are interpreted
         fn = getattr(tl, name, None)
-        assert is_builtin(fn) and (name in IMPLEMENTATIONS or is_shared_builtin(fn)), name
+        assert is_builtin(fn), name
     if facts.access is not None:
         assert facts.effects != "none", "an op that touches memory has effects"
     if facts.access in (op_facts.SHARED_READ, op_facts.SHARED_WRITE, op_facts.SHARED_COPY):

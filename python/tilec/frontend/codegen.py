@@ -17,7 +17,7 @@ from mlir import ir
 
 import tilec.language as tl
 from tilec.errors import CompilationError
-from tilec.frontend import checks, control_flow
+from tilec.frontend import builder, checks, control_flow  # noqa: F401  (builder registers)
 from tilec.frontend.returns import ReturnInLoop, normalize
 from tilec.kernel import as_jit
 from tilec.language import semantic, shapes
@@ -414,10 +414,7 @@ def tensor_attribute(gen: CodeGenerator, node: ast.AST, x: tensor, name: str):
 
 
 def subscript_tensor(gen: CodeGenerator, node: ast.Subscript, x: tensor) -> tensor:
-    result = x
-    for dim in shapes.subscript_axes(gen.visit(node.slice), x.shape):
-        result = semantic.expand_dims(result, dim)
-    return result
+    return shapes.subscript(x, gen.visit(node.slice))
 
 
 _ = pymath  # math functions on constants are allowed through the `math` module check

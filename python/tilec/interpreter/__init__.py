@@ -2,9 +2,10 @@
 
 `TILEC_INTERPRET=1` (read at launch) or `@tilec.jit(interpret=True)` sends launches here. The
 kernel's own Python function runs, so `print` and `pdb` work inside it; the `tl` builtins it
-calls dispatch to NumPy implementations (ops.py) with the compiler's type rules. The checks a
-GPU cannot make are on by default and can be switched off: `TILEC_CHECK_BOUNDS=0`,
-`TILEC_CHECK_OVERFLOW=0`, `TILEC_CHECK_RACES=0` (or `checks=` to `launch`).
+calls run the semantic layer the compiler runs, on the NumPy builder (builder.py) instead of
+the MLIR one. The checks a GPU cannot make are on by default and can be switched off:
+`TILEC_CHECK_BOUNDS=0`, `TILEC_CHECK_OVERFLOW=0`, `TILEC_CHECK_RACES=0` (or `checks=` to
+`launch`).
 """
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ import os
 import numpy as np
 
 from tilec.errors import CompilationError
-from tilec.interpreter import arith, ops, program  # noqa: F401  (ops registers the builtins)
+from tilec.interpreter import program
+from tilec.interpreter.builder import NumPyBuilder
 from tilec.interpreter.memory import Checks, Memory
 from tilec.interpreter.state import LaunchState, activate, active, is_user_file
 from tilec.interpreter.values import Block, numpy_dtype
+from tilec.language import builder as language_builder
 from tilec.language.core import SemanticError
 from tilec.language.dtypes import parse_type
 
@@ -63,9 +66,8 @@ def launch(fn, grid: tuple[int, int, int], bound: dict, specialization: tuple,
             for p, key in zip(fn.params, specialization)]
     run = program.runnable(fn)  # the frontend's checks first, as when compiling
     state = LaunchState(memory, grid)
-    saved_overflow = arith.CHECK_OVERFLOW
-    arith.CHECK_OVERFLOW = checks.overflow
     activate(state)
+    language_builder.activate(NumPyBuilder(state, checks.overflow))
     try:
         for z, y, x in itertools.product(range(grid[2]), range(grid[1]), range(grid[0])):
             state.pid = (x, y, z)
@@ -73,8 +75,8 @@ def launch(fn, grid: tuple[int, int, int], bound: dict, specialization: tuple,
     except SemanticError as err:
         raise _at_kernel_line(err, state.pid) from err
     finally:
+        language_builder.activate(None)
         activate(None)
-        arith.CHECK_OVERFLOW = saved_overflow
         memory.finish()
 
 

@@ -18,9 +18,9 @@ import types
 
 from tilec.frontend import checks
 from tilec.frontend.codegen import CodeGenerator
-from tilec.interpreter.arith import to_block
 from tilec.kernel import as_jit
 from tilec.language import builtins as tl
+from tilec.language.semantic import to_tensor
 from tilec.language.core import unwrap
 
 CALL, FORMAT, LITERAL = "__tilec_call__", "__tilec_format__", "__tilec_literal__"
@@ -106,7 +106,7 @@ def _instrumented(fn):
     inner_code = next(c for c in outer_code.co_consts
                       if isinstance(c, types.CodeType) and c.co_name == fn_def.name)
     cells = {CALL: types.CellType(checked_call), FORMAT: types.CellType(checks.check_format),
-             LITERAL: types.CellType(to_block)}
+             LITERAL: types.CellType(to_tensor)}
     cells.update(zip(free, original.__closure__ or ()))
     made = types.FunctionType(inner_code, original.__globals__, original.__name__,
                               original.__defaults__,

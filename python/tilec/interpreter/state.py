@@ -25,13 +25,6 @@ class LaunchState:
 _local = threading.local()
 
 
-def current() -> LaunchState:
-    state = getattr(_local, "state", None)
-    if state is None:
-        raise RuntimeError("tilec.language functions run inside @tilec.jit kernels only")
-    return state
-
-
 def active() -> bool:
     return getattr(_local, "state", None) is not None
 

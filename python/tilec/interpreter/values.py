@@ -1,7 +1,8 @@
 """Interpreter values: a NumPy array plus its tilec type (and an int32-overflow record).
 
-`Block` is what `tl` operations return while a kernel is interpreted: operators on it follow
-the compiled semantics (promotion, C-style division, wrap-around), so kernels run unchanged.
+`Block` is the NumPy builder's tensor: what `tl` operations return while a kernel is
+interpreted. Its operators are the semantic layer's (promotion, C-style division, wrap-around),
+as the frontend's are for compiled tensors, so kernels run unchanged.
 Pointers are arrays of uint64 host addresses.
 """
 from __future__ import annotations
@@ -10,11 +11,10 @@ import ml_dtypes
 import numpy as np
 
 from tilec.frontend.checks import BoundMethod
-from tilec.language import TENSOR_METHODS
+from tilec.language import TENSOR_METHODS, semantic, shapes
 from tilec.language import dtypes as T
-from tilec.language.core import SemanticError, tensor, unwrap
+from tilec.language.core import SemanticError, tensor
 from tilec.language.dtypes import dtype
-from tilec.language.semantic import POW_OF_TENSORS
 
 _NUMPY = {
     "int1": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
@@ -105,47 +105,47 @@ class Block(tensor):
     def __hash__(self):
         return id(self)
 
-    # --- operators (arith.py implements them) ---
-    def __add__(self, other): return _arith().binary("+", self, other)
-    def __radd__(self, other): return _arith().binary("+", other, self)
-    def __sub__(self, other): return _arith().binary("-", self, other)
-    def __rsub__(self, other): return _arith().binary("-", other, self)
-    def __mul__(self, other): return _arith().binary("*", self, other)
-    def __rmul__(self, other): return _arith().binary("*", other, self)
-    def __truediv__(self, other): return _arith().truediv(self, other)
-    def __rtruediv__(self, other): return _arith().truediv(other, self)
-    def __floordiv__(self, other): return _arith().binary("//", self, other)
-    def __rfloordiv__(self, other): return _arith().binary("//", other, self)
-    def __mod__(self, other): return _arith().binary("%", self, other)
-    def __rmod__(self, other): return _arith().binary("%", other, self)
-    def __lshift__(self, other): return _arith().binary("<<", self, other)
-    def __rlshift__(self, other): return _arith().binary("<<", other, self)
-    def __rshift__(self, other): return _arith().binary(">>", self, other)
-    def __rrshift__(self, other): return _arith().binary(">>", other, self)
-    def __and__(self, other): return _arith().binary("&", self, other)
-    def __rand__(self, other): return _arith().binary("&", other, self)
-    def __or__(self, other): return _arith().binary("|", self, other)
-    def __ror__(self, other): return _arith().binary("|", other, self)
-    def __xor__(self, other): return _arith().binary("^", self, other)
-    def __rxor__(self, other): return _arith().binary("^", other, self)
-    def __pow__(self, other): raise SemanticError(POW_OF_TENSORS)
-    def __rpow__(self, other): raise SemanticError(POW_OF_TENSORS)
-    def __neg__(self): return _arith().negate(self)
+    # --- operators: the semantic layer's, on the NumPy builder ---
+    def __add__(self, other): return semantic.binary("+", self, other)
+    def __radd__(self, other): return semantic.binary("+", other, self)
+    def __sub__(self, other): return semantic.binary("-", self, other)
+    def __rsub__(self, other): return semantic.binary("-", other, self)
+    def __mul__(self, other): return semantic.binary("*", self, other)
+    def __rmul__(self, other): return semantic.binary("*", other, self)
+    def __truediv__(self, other): return semantic.truediv(self, other)
+    def __rtruediv__(self, other): return semantic.truediv(other, self)
+    def __floordiv__(self, other): return semantic.binary("//", self, other)
+    def __rfloordiv__(self, other): return semantic.binary("//", other, self)
+    def __mod__(self, other): return semantic.binary("%", self, other)
+    def __rmod__(self, other): return semantic.binary("%", other, self)
+    def __lshift__(self, other): return semantic.binary("<<", self, other)
+    def __rlshift__(self, other): return semantic.binary("<<", other, self)
+    def __rshift__(self, other): return semantic.binary(">>", self, other)
+    def __rrshift__(self, other): return semantic.binary(">>", other, self)
+    def __and__(self, other): return semantic.binary("&", self, other)
+    def __rand__(self, other): return semantic.binary("&", other, self)
+    def __or__(self, other): return semantic.binary("|", self, other)
+    def __ror__(self, other): return semantic.binary("|", other, self)
+    def __xor__(self, other): return semantic.binary("^", self, other)
+    def __rxor__(self, other): return semantic.binary("^", other, self)
+    def __pow__(self, other): raise SemanticError(semantic.POW_OF_TENSORS)
+    def __rpow__(self, other): raise SemanticError(semantic.POW_OF_TENSORS)
+    def __neg__(self): return semantic.negate(self)
     def __pos__(self): return self
-    def __invert__(self): return _arith().invert(self)
-    def __eq__(self, other): return _arith().compare("==", self, other)
-    def __ne__(self, other): return _arith().compare("!=", self, other)
-    def __lt__(self, other): return _arith().compare("<", self, other)
-    def __le__(self, other): return _arith().compare("<=", self, other)
-    def __gt__(self, other): return _arith().compare(">", self, other)
-    def __ge__(self, other): return _arith().compare(">=", self, other)
+    def __invert__(self): return semantic.invert(self)
+    def __eq__(self, other): return semantic.compare("==", self, other)
+    def __ne__(self, other): return semantic.compare("!=", self, other)
+    def __lt__(self, other): return semantic.compare("<", self, other)
+    def __le__(self, other): return semantic.compare("<=", self, other)
+    def __gt__(self, other): return semantic.compare(">", self, other)
+    def __ge__(self, other): return semantic.compare(">=", self, other)
 
     def __getitem__(self, index):
-        return _arith().subscript(self, index)
+        return shapes.subscript(self, index)
 
     def __getattr__(self, name):
         if name == "T":
-            return _arith().transpose(self)
+            return shapes.trans(self)
         if name in TENSOR_METHODS:  # the frontend's bound method: calls check it the same way
             return BoundMethod(TENSOR_METHODS[name], self)
         raise AttributeError(f"tensors have no attribute '{name}'")
@@ -153,20 +153,3 @@ class Block(tensor):
     def __iter__(self):
         raise SemanticError("blocks cannot be iterated over in kernels; use tl.static_range "
                             "over indices or block operations")
-
-
-# Block's operators are arith.py's functions; arith.py (which builds Blocks) registers itself.
-_ARITHMETIC: list = []
-
-
-def use_arithmetic(module) -> None:
-    _ARITHMETIC[:] = [module]
-
-
-def _arith():
-    return _ARITHMETIC[0]
-
-
-def value_of(x):
-    """Unwrap a constexpr; Blocks and Python values pass through."""
-    return unwrap(x)

@@ -6,9 +6,9 @@ order. `tl.load`/`tl.store` of one expand it into the block of element pointers
 base + sum_d (offsets[d] + arange(block_shape[d])) * strides[d], with `boundary_check`'s
 dimensions masked to 0 <= index < shape[d] and `padding_option` giving the masked-off lanes'
 value. This module holds the structure and its checks; the builtins that make, move and
-expand block pointers (builtins.py) are shared builtins, calling the other builtins with the
-caller's `_semantic` (the code generator when compiling, None when interpreting), so the
-compiler and the interpreter run one code. Like Triton, shapes and strides are int64 and
+expand block pointers (builtins.py) call the other builtins and the semantic layer, which run
+on the MLIR builder when compiling and on the NumPy builder when interpreting, so the compiler
+and the interpreter run one code. Like Triton, shapes and strides are int64 and
 offsets int32; `order` (the fastest-varying dimension first) is checked and kept, and the
 coalescing analysis finds the contiguous dimension from the strides.
 

@@ -1,22 +1,19 @@
 """The builtins of the kernel language (`tl.load`, `tl.dot`, ...), with Triton's names.
 
 Builtins are thin: they check and unwrap their arguments and call the semantic layer
-(semantic.py, shapes.py, memory.py, reductions.py), which owns promotion and IR building. They
-are called by the frontend with `_semantic=` (the code generator); called from an interpreted
-kernel, they run the interpreter's implementation (core.builtin). The functions written in the
-language itself (sum, softmax, rand, ...) are in standard.py and random.py, which use these.
+(semantic.py, shapes.py, memory.py, reductions.py), which owns promotion and asks the current
+builder (builder.py) for the ops. The same body runs when compiling and when interpreting: the
+frontend calls a builtin with `_semantic=` (the code generator), an interpreted kernel without
+(core.builtin passes the NumPy builder). The functions written in the language itself (sum,
+softmax, rand, ...) are in standard.py and random.py, which use these.
 """
 from __future__ import annotations
 
 import sys
 
-from mlir import ir
-from mlir.dialects import gpu
-
-from tilec.dialects import tile
 from tilec.language import block_pointer, memory, reductions, semantic, shapes
-from tilec.language.core import (RangeSpec, SemanticError, builtin, shared_builtin, tensor,
-                                 unwrap)
+from tilec.language.builder import current as _builder
+from tilec.language.core import RangeSpec, SemanticError, builtin, tensor, unwrap
 
 # The library (standard.py, random.py) writes `tl.uint32`, `tl.constexpr`: as `tl`, this module
 # carries the names of the types too.
@@ -69,12 +66,12 @@ def grid_axis(axis, what: str) -> int:
 
 @builtin
 def program_id(axis, _semantic=None) -> tensor:
-    return tensor(tile.program_id(grid_axis(axis, "program_id")), int32)
+    return _builder().program_id(grid_axis(axis, "program_id"))
 
 
 @builtin
 def num_programs(axis, _semantic=None) -> tensor:
-    return tensor(tile.num_programs(grid_axis(axis, "num_programs")), int32)
+    return _builder().num_programs(grid_axis(axis, "num_programs"))
 
 
 # --- creation and shapes ------------------------------------------------------------------------
@@ -180,15 +177,10 @@ def cat(input, other, can_reorder=False, _semantic=None) -> tensor:
     return shapes.cat(semantic.to_tensor(input), semantic.to_tensor(other))
 
 
-# --- memory (block pointers: block_pointer.py; shared builtins, one code for both modes) ------
+# --- memory (block pointers: block_pointer.py) ---------------------------------------------
 
 def _operator(op: str, a, b, _semantic):
-    """`a op b` in either mode: through the semantic layer when compiling; when interpreting
-    the operands are the interpreter's values, whose operators are its arithmetic."""
-    if _semantic is not None:
-        return semantic.compare(op, a, b) if op in ("<", ">=") else semantic.binary(op, a, b)
-    return {"+": lambda: a + b, "*": lambda: a * b, "&": lambda: a & b, "<": lambda: a < b,
-            ">=": lambda: a >= b}[op]()
+    return semantic.compare(op, a, b) if op in ("<", ">=") else semantic.binary(op, a, b)
 
 
 def _sum(a, b, _semantic):
@@ -206,7 +198,7 @@ def _index_value(value, ty: dtype, what: str, _semantic):
     return cast(value, ty, _semantic=_semantic)
 
 
-@shared_builtin
+@builtin
 def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=None):
     """A block pointer (language/block_pointer.py): `block_shape` elements of the tensor at
     `base` with `shape` and `strides`, starting at `offsets`; `order` lists the dimensions
@@ -219,7 +211,7 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=
         tuple(_index_value(v, int32, "offsets", _semantic) for v in offsets), block_shape, order)
 
 
-@shared_builtin
+@builtin
 def advance(base, offsets, _semantic=None):
     """The block pointer `base` moved by `offsets` (one per dimension)."""
     bp, offsets = block_pointer.check_advance(base, offsets)
@@ -264,7 +256,7 @@ def _plain_pointer_checks(op: str, boundary_check, padding_option="") -> None:
                             "bounds of a block of pointers or a scalar; use a mask")
 
 
-@shared_builtin
+@builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
          cache_modifier="", eviction_policy="", volatile=False, _semantic=None) -> tensor:
     pointer = _u(pointer)
@@ -287,7 +279,7 @@ def _load_pointers(pointer, mask=None, other=None, cache_modifier="", eviction_p
                        const_value(volatile, "volatile"))
 
 
-@shared_builtin
+@builtin
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="",
           _semantic=None) -> None:
     pointer = _u(pointer)
@@ -437,24 +429,20 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semant
     return tuple(results) if isinstance(dtypes, (tuple, list)) else results[0]
 
 
-# tl.extra.cuda's special registers (language/extra/cuda): inline asm without arguments.
-def _special_register(name: str, asm: str, ty: dtype, doc: str):
+# tl.extra.cuda's special registers (language/extra/cuda).
+def _special_register(name: str, doc: str):
     @builtin
     def fn(_semantic=None) -> tensor:
-        return semantic.inline_asm_elementwise(asm, "=r" if ty.primitive_bitwidth == 32 else "=l",
-                                               [], [ty], False, 1)[0]
+        return _builder().special_register(name)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
     return fn
 
 
 CUDA = {f.__name__: f for f in (
-    _special_register("globaltimer", "mov.u64 $0, %globaltimer;", int64,
-                      "The GPU's global nanosecond timer (%globaltimer)."),
-    _special_register("smid", "mov.u32 $0, %smid;", int32,
-                      "The id of the SM the program runs on (%smid)."),
-    _special_register("num_threads", "mov.u32 $0, %ntid.x;", int32,
-                      "Threads per program: num_warps * 32 (%ntid.x)."))}
+    _special_register("globaltimer", "The GPU's global nanosecond timer (%globaltimer), int64."),
+    _special_register("smid", "The id of the SM the program runs on (%smid), int32."),
+    _special_register("num_threads", "Threads per program: num_warps * 32 (%ntid.x), int32."))}
 
 
 # --- reductions, scans and friends --------------------------------------------------------------
@@ -533,11 +521,7 @@ def static_range(arg1, arg2=None, step=None, _semantic=None):
 def _hint(name: str, x, values) -> tensor:
     values = const_value(values, name)
     values = [values] if isinstance(values, int) else list(values)
-    x = semantic.to_tensor(_u(x))
-    owner = x.handle.owner
-    if isinstance(owner, (ir.Operation, ir.OpView)):
-        owner.attributes[f"tile.{name}"] = ir.DenseI32ArrayAttr.get([int(v) for v in values])
-    return x
+    return _builder().hint(semantic.to_tensor(_u(x)), name, [int(v) for v in values])
 
 
 @builtin
@@ -565,7 +549,7 @@ def assume(cond, _semantic=None) -> None:
 
 @builtin
 def debug_barrier(_semantic=None) -> None:
-    gpu.barrier()
+    _builder().barrier()
 
 
 # --- debugging --------------------------------------------------------------------------------
@@ -591,21 +575,15 @@ def device_print(prefix, *args, hex=False, _semantic=None) -> None:
     prefix = _u(prefix)
     if not isinstance(prefix, str):  # print(x) as well as print("x =", x)
         args, prefix = (prefix, *args), ""
-    if not args:
-        tile.print_(prefix, None, bool(_u(hex)))
+    values = []
     for arg in args:
         arg = _u(arg)
         if not isinstance(arg, tensor):
             arg = semantic.to_tensor(arg) if semantic.is_literal(arg) else None
             if arg is None:
                 raise SemanticError("tl.device_print prints numbers and tensors")
-        if arg.dtype.is_int_unsigned() and not arg.dtype.is_bool() and not _u(hex):
-            # tile.print formats integers as signed: zero-extended into a wider signed type
-            # the value prints right (64-bit values at or past 2^63 still print negative).
-            wider = int32 if arg.dtype.int_bitwidth < 32 else int64
-            if arg.dtype.int_bitwidth < 64:
-                arg = semantic.cast(arg, wider)
-        tile.print_(prefix, arg.handle, bool(_u(hex)))
+        values.append(arg)
+    _builder().print(prefix, values, bool(_u(hex)))
 
 
 @builtin
@@ -617,7 +595,7 @@ def device_assert(cond, msg="", _semantic=None) -> None:
         return
     if not _semantic.debug:  # as in Triton: checked only in kernels compiled with debug=True
         return
-    tile.assert_(semantic.cast(cond, int1).handle, str(_u(msg)))
+    _builder().assert_(semantic.cast(cond, int1), str(_u(msg)))
 
 
 # What `tilec.language` re-exports: the builtins and the helpers a kernel may name.

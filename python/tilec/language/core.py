@@ -12,12 +12,11 @@ from typing import Any
 
 from mlir import ir
 
+from tilec.language import builder
 from tilec.language.dtypes import block_type, dtype
 
-# Attribute set on functions that the frontend calls with `_semantic=` (the builtins), and on
-# those of them whose body runs in both modes (shared_builtin).
+# Attribute set on functions that the frontend calls with `_semantic=` (the builtins).
 BUILTIN = "__tilec_builtin__"
-SHARED_BUILTIN = "__tilec_shared_builtin__"
 
 
 class SemanticError(Exception):
@@ -86,66 +85,35 @@ def block_of(shape, element: dtype) -> dtype:
     return block_type(element, shape) if shape else element
 
 
-# The interpreter, once imported, registers here what a builtin called from running Python
-# does (its NumPy implementation, by builtin name) and how to tell that a kernel is being
-# interpreted: the language does not import the interpreter.
-_INTERPRETER: dict[str, Any] = {"implementations": {}, "active": lambda: False, "call": None}
-
-
-def register_interpreter(implementations: dict, active, call) -> None:
-    """Called by tilec.interpreter: builtins run `implementations[name]` while `active()`, and
-    a @tilec.jit function called from interpreted code runs as `call(fn, args, kwargs)`."""
-    _INTERPRETER["implementations"] = implementations
-    _INTERPRETER["active"] = active
-    _INTERPRETER["call"] = call
-
-
 def interpreted_call(fn, args, kwargs):
     """Run the @tilec.jit function `fn` as the interpreter runs kernel code."""
-    return _INTERPRETER["call"](fn, args, kwargs)
+    return builder.current().call_jit(fn, args, kwargs)
 
 
 def interpreting() -> bool:
     """Whether an interpreted kernel is running (on this thread)."""
-    return _INTERPRETER["active"]()
+    return builder.interpreting()
 
 
 def builtin(fn):
-    """Mark `fn` as a builtin: the frontend calls it with `_semantic=`; called from running
-    Python (an interpreted kernel), it runs the interpreter's NumPy implementation instead."""
+    """Mark `fn` as a builtin: the frontend calls it with `_semantic=` (the code generator).
+    Called from running Python (an interpreted kernel), the same body runs with the NumPy
+    builder as `_semantic`: it stands in for the code generator (`debug`, `combine_function`),
+    and the semantic layer the body calls computes instead of building IR."""
     @functools.wraps(fn)
     def wrapper(*args, _semantic=None, **kwargs):
-        if _semantic is not None:
-            return fn(*args, _semantic=_semantic, **kwargs)
-        if not interpreting():
-            raise RuntimeError(f"tl.{wrapper.__name__} runs inside @tilec.jit kernels only")
-        return _INTERPRETER["implementations"][wrapper.__name__](*args, **kwargs)
-
-    setattr(wrapper, BUILTIN, True)
-    return wrapper
-
-
-def shared_builtin(fn):
-    """Mark `fn` as a builtin whose own body runs in both modes: it only rearranges its
-    arguments and calls other builtins with the `_semantic` it is given (the code generator
-    when compiling, None when interpreting), so the compiler and the interpreter share it."""
-    @functools.wraps(fn)
-    def wrapper(*args, _semantic=None, **kwargs):
-        if _semantic is None and not interpreting():
-            raise RuntimeError(f"tl.{wrapper.__name__} runs inside @tilec.jit kernels only")
+        if _semantic is None:
+            if not builder.interpreting():
+                raise RuntimeError(f"tl.{wrapper.__name__} runs inside @tilec.jit kernels only")
+            _semantic = builder.current()
         return fn(*args, _semantic=_semantic, **kwargs)
 
     setattr(wrapper, BUILTIN, True)
-    setattr(wrapper, SHARED_BUILTIN, True)
     return wrapper
 
 
 def is_builtin(fn) -> bool:
     return getattr(fn, BUILTIN, False)
-
-
-def is_shared_builtin(fn) -> bool:
-    return getattr(fn, SHARED_BUILTIN, False)
 
 
 CONSTEXPR_FUNCTION = "__tilec_constexpr_function__"
@@ -180,9 +148,14 @@ def is_language_function(fn) -> bool:
 
 @dataclass
 class RangeSpec:
-    """`range`/`tl.range`/`tl.static_range` as a kernel iterates over it."""
+    """`range`/`tl.range`/`tl.static_range` as a kernel iterates over it: the frontend builds
+    a loop from it; an interpreted kernel iterates over it as over Python's range."""
     start: Any
     end: Any
     step: Any
     static: bool = False
     attributes: dict | None = None
+
+    def __iter__(self):
+        return iter(range(int(unwrap(self.start)), int(unwrap(self.end)),
+                          int(unwrap(self.step))))

@@ -1,9 +1,9 @@
 """Loads, stores and atomics: the semantic layer for memory (see semantic.py)."""
 from __future__ import annotations
 
-from tilec.dialects import tile
 from tilec.language import dtypes as T
-from tilec.language.core import SemanticError, block_of, tensor
+from tilec.language.builder import current as _builder
+from tilec.language.core import SemanticError, tensor
 from tilec.language.semantic import broadcast_to, cast, compare, to_tensor
 
 _LOAD_CACHE = {"": "none", ".ca": "ca", ".cg": "cg", ".cv": "cv"}
@@ -75,12 +75,8 @@ def load(ptr, mask=None, other=None, cache_modifier: str = "", eviction_policy: 
     mask = _mask(mask, ptr, "load")
     if other is not None:
         other = broadcast_to(cast(to_tensor(other), element), ptr.shape, "`other`")
-    value = tile.load(ptr.handle, None if mask is None else mask.handle,
-                      None if other is None else other.handle,
-                      cache=choice(_LOAD_CACHE, cache_modifier, "cache_modifier"),
-                      evict=choice(_EVICT, eviction_policy, "eviction_policy"),
-                      is_volatile=bool(volatile))
-    return tensor(value, block_of(ptr.shape, element))
+    return _builder().load(ptr, mask, other, choice(_LOAD_CACHE, cache_modifier, "cache_modifier"),
+                           choice(_EVICT, eviction_policy, "eviction_policy"), bool(volatile))
 
 
 def store(ptr, value, mask=None, cache_modifier: str = "", eviction_policy: str = "") -> None:
@@ -98,9 +94,8 @@ def store(ptr, value, mask=None, cache_modifier: str = "", eviction_policy: str 
         element = T.int8
     value = cast(value, element)
     mask = _mask(mask, ptr, "store")
-    tile.store(ptr.handle, value.handle, None if mask is None else mask.handle,
-               cache=choice(_STORE_CACHE, cache_modifier, "cache_modifier"),
-               evict=choice(_EVICT, eviction_policy, "eviction_policy"))
+    _builder().store(ptr, value, mask, choice(_STORE_CACHE, cache_modifier, "cache_modifier"),
+                     choice(_EVICT, eviction_policy, "eviction_policy"))
 
 
 def _atomic_operands(op: str, ptr, val, mask):
@@ -121,14 +116,12 @@ def atomic_rmw(kind: str, ptr, val, mask=None, sem=None, scope=None) -> tensor:
         rmw = "fadd"
     elif kind in ("max", "min") and element.is_int_unsigned():
         rmw = "u" + kind
-    result = tile.atomic_rmw(rmw, ptr.handle, val.handle, None if mask is None else mask.handle,
-                             sem=choice(_SEM, sem, "sem"), scope=choice(_SCOPE, scope, "scope"))
-    return tensor(result, val.type)
+    return _builder().atomic_rmw(rmw, ptr, val, mask, choice(_SEM, sem, "sem"),
+                                 choice(_SCOPE, scope, "scope"))
 
 
 def atomic_cas(ptr, cmp, val, sem=None, scope=None) -> tensor:
     ptr, element, val, _ = _atomic_operands("atomic_cas", ptr, val, None)
     cmp = broadcast_to(cast(to_tensor(cmp), element), ptr.shape, "`cmp`")
-    result = tile.atomic_cas(ptr.handle, cmp.handle, val.handle, sem=choice(_SEM, sem, "sem"),
-                             scope=choice(_SCOPE, scope, "scope"))
-    return tensor(result, val.type)
+    return _builder().atomic_cas(ptr, cmp, val, choice(_SEM, sem, "sem"),
+                                 choice(_SCOPE, scope, "scope"))

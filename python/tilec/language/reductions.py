@@ -3,16 +3,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from mlir import ir
-from mlir.dialects import gpu
-
-from tilec.dialects import tile
 from tilec.language import dtypes as T
-from tilec.language.core import SemanticError, block_of, tensor
-from tilec.language.semantic import binary, cast, constant, expand_dims, to_tensor
+from tilec.language.builder import current as _builder
+from tilec.language.core import SemanticError, tensor
+from tilec.language.semantic import binary, broadcast_to, cast, constant, expand_dims, to_tensor
 from tilec.language.shapes import reshape
 
-# combine(accumulated + new scalars) -> combined scalars, built by the frontend from a jit fn.
+# combine(accumulated + new values) -> combined values: the user's combine_fn, called by the
+# builder on scalars (compiling: a region) or on whole blocks of lanes (interpreting).
 Combine = Callable[[list[tensor]], Sequence[tensor]]
 
 
@@ -37,21 +35,23 @@ def check_inputs(inputs: Sequence[tensor], op: str) -> list[tensor]:
     return inputs
 
 
-def _build_combine(op: ir.Operation, inputs: list[tensor], combine: Combine, what: str) -> None:
-    block = op.regions[0].blocks[0]
-    with ir.InsertionPoint(block):
-        args = [tensor(a, x.dtype) for a, x in zip(block.arguments, inputs + inputs)]
+def _checked(combine: Combine, inputs: list[tensor], what: str) -> Combine:
+    """`combine` with its results checked (one per input, each of the arguments' shape: a
+    scalar per scalar, or broadcast to the block of lanes) and cast to the inputs' types."""
+    def run(args: list[tensor]) -> list[tensor]:
         results = list(combine(args))
         if len(results) != len(inputs):
             raise SemanticError(f"the {what} combine function must return {len(inputs)} "
                                 f"value(s), one per input; it returned {len(results)}")
+        lanes = args[0].shape
         values = []
         for r, x in zip(results, inputs):
             r = to_tensor(r)
-            if r.is_block():
+            if r.is_block() and r.shape != lanes:
                 raise SemanticError(f"the {what} combine function must return scalars")
-            values.append(cast(r, x.dtype).handle)
-        gpu.yield_(values)
+            values.append(broadcast_to(cast(r, x.dtype), lanes))
+        return values
+    return run
 
 
 def reduce(inputs: Sequence[tensor], axis: int | None, combine: Combine,
@@ -61,10 +61,7 @@ def reduce(inputs: Sequence[tensor], axis: int | None, combine: Combine,
         inputs = [reshape(x, [x.numel], can_reorder=True) for x in inputs]
         axis = 0
     axis = normalize_axis(axis, len(inputs[0].shape), "reduce")
-    op = tile.reduce([x.handle for x in inputs], axis)
-    _build_combine(op, inputs, combine, "reduce")
-    shape = [s for i, s in enumerate(inputs[0].shape) if i != axis]
-    results = [tensor(r, block_of(shape, x.dtype)) for r, x in zip(op.results, inputs)]
+    results = _builder().reduce(inputs, axis, _checked(combine, inputs, "reduce"))
     if keep_dims:
         results = [expand_dims(r, axis) for r in results]
     return results
@@ -73,9 +70,7 @@ def reduce(inputs: Sequence[tensor], axis: int | None, combine: Combine,
 def scan(inputs: Sequence[tensor], axis: int, combine: Combine, reverse: bool = False) -> list[tensor]:
     inputs = check_inputs([to_tensor(x) for x in inputs], "associative_scan")
     axis = normalize_axis(axis, len(inputs[0].shape), "associative_scan")
-    op = tile.scan([x.handle for x in inputs], axis, reverse)
-    _build_combine(op, inputs, combine, "scan")
-    return [tensor(r, x.type) for r, x in zip(op.results, inputs)]
+    return _builder().scan(inputs, axis, _checked(combine, inputs, "scan"), bool(reverse))
 
 
 def sort_dim(x: tensor, dim: int | None) -> int:
@@ -90,12 +85,12 @@ def sort_dim(x: tensor, dim: int | None) -> int:
 def sort(x: tensor, dim: int | None = None, descending: bool = False) -> tensor:
     dim = sort_dim(to_tensor(x), dim)
     if not x.dtype.is_int_unsigned():
-        return tensor(tile.sort(x.handle, dim, bool(descending)), x.type)
+        return _builder().sort(x, dim, bool(descending))
     # tile.sort compares integers as signed: flipping the sign bit maps unsigned order onto
     # signed order (and back after sorting).
     flip = constant(1 << (x.dtype.int_bitwidth - 1), x.dtype)
     flipped = binary("^", x, flip)
-    return binary("^", tensor(tile.sort(flipped.handle, dim, bool(descending)), x.type), flip)
+    return binary("^", _builder().sort(flipped, dim, bool(descending)), flip)
 
 
 def check_gather(src: tensor, index: tensor, axis: int) -> int:
@@ -114,8 +109,7 @@ def check_gather(src: tensor, index: tensor, axis: int) -> int:
 def gather(src: tensor, index: tensor, axis: int) -> tensor:
     src, index = to_tensor(src), to_tensor(index)
     axis = check_gather(src, index, axis)
-    return tensor(tile.gather(src.handle, index.handle, axis),
-                  T.block_type(src.dtype, index.shape))
+    return _builder().gather(src, index, axis)
 
 
 def check_histogram(x: tensor, num_bins: int) -> None:
@@ -128,7 +122,7 @@ def check_histogram(x: tensor, num_bins: int) -> None:
 def histogram(x: tensor, num_bins: int) -> tensor:
     x = to_tensor(x)
     check_histogram(x, num_bins)
-    return tensor(tile.histogram(x.handle, num_bins), T.block_type(T.int32, [num_bins]))
+    return _builder().histogram(x, num_bins)
 
 
 _PRECISIONS = ("tf32", "tf32x3", "ieee")
@@ -177,11 +171,8 @@ def dot(a: tensor, b: tensor, acc=None, input_precision: str | None = None,
     acc = None if acc is None else to_tensor(acc)
     out_dtype, shape, input_precision = check_dot(a, b, acc, input_precision, allow_tf32,
                                                   out_dtype)
-    result = T.block_type(out_dtype, shape)
     if acc is None:
         acc = constant(0, out_dtype, shape)
     if a.dtype == T.uint8:  # tile.dot's i8 is signed: widen unsigned bytes first
         a, b = cast(a, T.int16), cast(b, T.int16)
-    value = tile.dot(a.handle, b.handle, acc.handle, input_precision,
-                     max_num_imprecise_acc or 0)
-    return tensor(value, result)
+    return _builder().dot(a, b, acc, input_precision, max_num_imprecise_acc or 0)

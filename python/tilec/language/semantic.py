@@ -1,23 +1,20 @@
-"""The semantic layer: type promotion, broadcasting, casts and arithmetic, as `tile` IR.
+"""The semantic layer: type promotion, broadcasting, casts and arithmetic.
 
 Every function takes tilec values (tensors, or Python numbers where the language allows them),
-checks them, promotes and broadcasts as Triton does, and builds IR at the current MLIR insertion
-point and location. Mistakes in the user's kernel raise `SemanticError`; the frontend turns it
+checks them, promotes and broadcasts as Triton does, and asks the current builder
+(language/builder.py) for the primitive ops that compute the result: the MLIR builder when
+compiling, the NumPy builder when interpreting, so both modes share every rule and message.
+Mistakes in the user's kernel raise `SemanticError`; the frontend (or the interpreter) turns it
 into a `CompilationError` at the kernel's line.
 """
 from __future__ import annotations
 
 import numbers
 
-from mlir import ir
-from mlir.dialects import arith, math
-
-from tilec.dialects import tile
 from tilec.language import dtypes as T
+from tilec.language.builder import current as _builder
 from tilec.language.core import SemanticError, block_of, tensor, unwrap
 from tilec.language.dtypes import dtype
-
-AFN = "#arith.fastmath<afn>"  # marks approximate math (`/`, `sqrt`); `div_rn`/`sqrt_rn` omit it
 
 # --- constants ---------------------------------------------------------------------------------
 
@@ -42,28 +39,25 @@ def literal_type(value) -> dtype:
     raise SemanticError(f"expected a number, got {type(value).__name__} {value!r}")
 
 
-def _scalar_attr(value, ty: dtype) -> ir.Attribute:
-    if ty.is_floating():
-        return ir.FloatAttr.get(ty.to_ir(), float(value))
-    width = ty.primitive_bitwidth
-    value = int(value)
-    if not -2**(width - 1) <= value < 2**width and width > 1:
-        raise SemanticError(f"constant {value} is out of range for {ty} (it does not fit)")
-    if width == 1:
-        return ir.IntegerAttr.get(ty.to_ir(), int(bool(value)))
-    if value >= 2**(width - 1):  # store unsigned values in two's complement
-        value -= 2**width
-    return ir.IntegerAttr.get(ty.to_ir(), value)
-
-
 def constant(value, ty: dtype, shape=()) -> tensor:
-    """A constant scalar, or a block of `shape` filled with it."""
+    """A constant scalar, or a block of `shape` filled with it. Integers may be given in either
+    signedness's range of `ty`'s width (-1 is the all-ones uint32); they are stored as `ty`
+    reads the bits."""
     ty = ty.scalar
-    attr = _scalar_attr(value, ty)
-    result = block_of(shape, ty)
-    if shape:
-        attr = ir.DenseElementsAttr.get_splat(result.to_ir(), attr)
-    return tensor(arith.constant(result.to_ir(), attr), result)
+    if ty.is_int():
+        width = ty.primitive_bitwidth
+        value = int(value)
+        if width == 1:
+            value = int(bool(value))
+        elif not -2**(width - 1) <= value < 2**width:
+            raise SemanticError(f"constant {value} is out of range for {ty} (it does not fit)")
+        elif ty.is_int_unsigned() and value < 0:
+            value += 2**width
+        elif ty.is_int_signed() and value >= 2**(width - 1):
+            value -= 2**width
+    elif ty.is_floating():
+        value = float(value)
+    return _builder().constant(value, ty, list(shape))
 
 
 def to_tensor(value, ty: dtype | None = None) -> tensor:
@@ -81,8 +75,7 @@ def is_literal(value) -> bool:
 
 
 def splat(x: tensor, shape) -> tensor:
-    result = T.block_type(x.type, shape)
-    return tensor(tile.splat(x.handle, list(shape)), result)
+    return _builder().splat(x, list(shape))
 
 
 def broadcast_to(x: tensor, shape, what: str = "value") -> tensor:
@@ -100,7 +93,7 @@ def broadcast_to(x: tensor, shape, what: str = "value") -> tensor:
         if have != want and have != 1:
             raise SemanticError(f"cannot broadcast {what} of shape {x.shape} to shape {shape}: "
                                 f"dimension {i} is {have}, not 1 or {want}")
-    return tensor(tile.broadcast(x.handle, shape), T.block_type(x.dtype, shape))
+    return _builder().broadcast(x, shape)
 
 
 def broadcast_shapes(*shapes) -> list[int]:
@@ -130,9 +123,7 @@ def expand_dims(x: tensor, axis: int) -> tensor:
     axis %= rank + 1
     if not x.is_block():
         return splat(x, [1])
-    shape = x.shape
-    shape.insert(axis, 1)
-    return tensor(tile.expand_dims(x.handle, axis), T.block_type(x.dtype, shape))
+    return _builder().expand_dims(x, axis)
 
 
 # --- promotion and casts -----------------------------------------------------------------------
@@ -187,53 +178,48 @@ def cast(x, dst: dtype, fp_downcast_rounding: str | None = None, bitcast: bool =
     result = block_of(x.shape, dst)
     if src == dst:
         return x
-    h = x.handle
-    rt = result.to_ir()
+    convert = _builder().convert
     if bitcast:
         if src.primitive_bitwidth != dst.primitive_bitwidth:
             raise SemanticError(f"cannot bitcast {src} to {dst}: sizes differ "
                                 f"({src.primitive_bitwidth} vs {dst.primitive_bitwidth} bits)")
-        return tensor(tile.bitcast(h, rt), result)
+        return convert("bitcast", x, result)
     if src.is_ptr() or dst.is_ptr():
-        return _cast_pointer(x, src, dst, result)
+        return convert(_pointer_conversion(src, dst), x, result)
     if src.is_floating() and dst.is_floating():
         if fp_downcast_rounding not in (None, "rtne", "rtz"):
             raise SemanticError(f"fp_downcast_rounding must be 'rtne' or 'rtz', "
                                 f"not {fp_downcast_rounding!r}")
         narrowing = dst.primitive_bitwidth < src.primitive_bitwidth
         if fp_downcast_rounding == "rtz" and narrowing:
-            return tensor(tile.fp_to_fp(h, rt, "rtz"), result)
+            return convert("truncf_rtz", x, result)
         if src.primitive_bitwidth == dst.primitive_bitwidth:  # fp16 <-> bf16 through fp32
             return cast(cast(x, T.float32), dst)
-        op = arith.truncf if narrowing else arith.extf
-        return tensor(op(rt, h), result)
+        return convert("truncf" if narrowing else "extf", x, result)
     if src.is_int() and dst.is_int():
         if dst.is_bool():
             return compare("!=", x, constant(0, src, x.shape))
         if dst.int_bitwidth < src.int_bitwidth:
-            return tensor(arith.trunci(rt, h), result)
+            return convert("trunci", x, result)
         if dst.int_bitwidth == src.int_bitwidth:
-            return tensor(h, result)  # same bits, other signedness
-        op = arith.extsi if src.is_int_signed() else arith.extui
-        return tensor(op(rt, h), result)
+            return convert("retype", x, result)  # same bits, other signedness
+        return convert("extsi" if src.is_int_signed() else "extui", x, result)
     if src.is_floating() and dst.is_int():
         if dst.is_bool():
             return compare("!=", x, constant(0, src, x.shape))
-        op = arith.fptosi if dst.is_int_signed() else arith.fptoui
-        return tensor(op(rt, h), result)
+        return convert("fptosi" if dst.is_int_signed() else "fptoui", x, result)
     if src.is_int() and dst.is_floating():
-        op = arith.sitofp if src.is_int_signed() else arith.uitofp
-        return tensor(op(rt, h), result)
+        return convert("sitofp" if src.is_int_signed() else "uitofp", x, result)
     raise SemanticError(f"cannot cast {src} to {dst}")
 
 
-def _cast_pointer(x: tensor, src: dtype, dst: dtype, result: dtype) -> tensor:
+def _pointer_conversion(src: dtype, dst: dtype) -> str:
     if src.is_ptr() and dst.is_ptr():
-        return tensor(tile.bitcast(x.handle, result.to_ir()), result)
+        return "bitcast"
     if src.is_ptr() and dst.is_int() and dst.int_bitwidth == 64:
-        return tensor(tile.ptr_to_int(x.handle, result.to_ir()), result)
+        return "ptr_to_int"
     if dst.is_ptr() and src.is_int() and src.int_bitwidth == 64:
-        return tensor(tile.int_to_ptr(x.handle, result.to_ir()), result)
+        return "int_to_ptr"
     raise SemanticError(f"cannot cast {src} to {dst}: pointers convert only to and from int64 "
                         "and other pointers")
 
@@ -285,11 +271,11 @@ def promote(a, b, div_or_mod: bool = False) -> tuple[tensor, tensor]:
 
 # --- arithmetic ---------------------------------------------------------------------------------
 
-_FLOAT_OPS = {"+": arith.addf, "-": arith.subf, "*": arith.mulf, "%": arith.remf}
-_INT_OPS = {"+": arith.addi, "-": arith.subi, "*": arith.muli, "&": arith.andi, "|": arith.ori,
-            "^": arith.xori, "<<": arith.shli}
-_SIGNED_OPS = {"//": arith.divsi, "%": arith.remsi, ">>": arith.shrsi}
-_UNSIGNED_OPS = {"//": arith.divui, "%": arith.remui, ">>": arith.shrui}
+_FLOAT_OPS = {"+": "addf", "-": "subf", "*": "mulf", "%": "remf"}
+_INT_OPS = {"+": "addi", "-": "subi", "*": "muli", "&": "andi", "|": "ori", "^": "xori",
+            "<<": "shli"}
+_SIGNED_OPS = {"//": "divsi", "%": "remsi", ">>": "shrsi"}
+_UNSIGNED_OPS = {"//": "divui", "%": "remui", ">>": "shrui"}
 
 
 POW_OF_TENSORS = ("operator ** works on compile-time values only (as in Triton); for tensors use "
@@ -309,11 +295,11 @@ def binary(op: str, a, b) -> tensor:
     if ty.is_floating():
         if op not in _FLOAT_OPS:
             raise SemanticError(f"operator {op} is not defined for floating-point {ty}")
-        return tensor(_FLOAT_OPS[op](a.handle, b.handle), a.type)
+        return _builder().binary(_FLOAT_OPS[op], a, b)
     if signed is None:
         signed = ty.is_int_signed()
     table = _INT_OPS if op in _INT_OPS else (_SIGNED_OPS if signed else _UNSIGNED_OPS)
-    return tensor(table[op](a.handle, b.handle), a.type)
+    return _builder().binary(table[op], a, b)
 
 
 def check_bitwise(op: str, a, b) -> None:
@@ -340,8 +326,7 @@ def truediv(a, b, approximate: bool = True) -> tensor:
         promoted_type(a, b, div_or_mod=True)  # rejects mixed signedness
         a, b = cast(to_tensor(a), T.float32), cast(to_tensor(b), T.float32)
     a, b = promote(a, b, div_or_mod=True)
-    flags = ir.Attribute.parse(AFN) if approximate else None
-    return tensor(arith.divf(a.handle, b.handle, fastmath=flags), a.type)
+    return _builder().binary("divf", a, b, approximate)
 
 
 def _is_ptr(x) -> bool:
@@ -358,7 +343,7 @@ def _pointer_arith(op: str, a, b) -> tensor:
     if op == "-":
         offset = negate(offset)
     ptr, offset = broadcast_all(ptr, offset)
-    return tensor(tile.addptr(ptr.handle, offset.handle), ptr.type)
+    return _builder().addptr(ptr, offset)
 
 
 def negate(x) -> tensor:
@@ -366,7 +351,7 @@ def negate(x) -> tensor:
     if x.dtype.is_ptr():
         raise SemanticError("cannot negate a pointer")
     if x.dtype.is_floating():
-        return tensor(arith.negf(x.handle), x.type)
+        return _builder().unary("negf", x)
     return binary("-", constant(0, x.dtype, x.shape), x)
 
 
@@ -391,12 +376,10 @@ def compare(op: str, a, b) -> tensor:
     if _is_ptr(a) or _is_ptr(b):
         a, b = (cast(x, T.int64) if _is_ptr(x) else x for x in (a, b))
     a, b = promote(a, b)
-    result = block_of(a.shape, T.int1)
     if a.dtype.is_floating():
-        pred = getattr(arith.CmpFPredicate, _CMP_FLOAT[op].upper())
-        return tensor(arith.cmpf(pred, a.handle, b.handle), result)
+        return _builder().compare(_CMP_FLOAT[op], a, b)
     table = _CMP_SIGNED if a.dtype.is_int_signed() else _CMP_UNSIGNED
-    return tensor(arith.cmpi(getattr(arith.CmpIPredicate, table[op]), a.handle, b.handle), result)
+    return _builder().compare(table[op], a, b)
 
 
 def selects_pointers(x, y) -> bool:
@@ -415,7 +398,7 @@ def where(cond, x, y) -> tensor:
     cond = cast(to_tensor(cond), T.int1)
     x, y = (to_tensor(x), to_tensor(y)) if selects_pointers(x, y) else promote(x, y)
     cond, x, y = broadcast_all(cond, x, y)
-    return tensor(arith.select(cond.handle, x.handle, y.handle), x.type)
+    return _builder().select(cond, x, y)
 
 
 def minimum(a, b, propagate_nan: bool = False) -> tensor:
@@ -430,29 +413,23 @@ def _min_max(a, b, propagate_nan: bool, which: str) -> tensor:
     a, b = promote(a, b)
     ty = a.dtype
     if ty.is_floating():
-        op = getattr(arith, f"{which}imumf" if propagate_nan else f"{which}numf")
+        op = f"{which}imumf" if propagate_nan else f"{which}numf"
     else:
-        op = getattr(arith, f"{which}{'si' if ty.is_int_signed() else 'ui'}")
-    return tensor(op(a.handle, b.handle), a.type)
+        op = f"{which}{'si' if ty.is_int_signed() else 'ui'}"
+    return _builder().binary(op, a, b)
 
 
 # --- math ---------------------------------------------------------------------------------------
 
-_UNARY_MATH = {"exp": math.exp, "exp2": math.exp2, "log": math.log, "log2": math.log2,
-               "sin": math.sin, "cos": math.cos, "sqrt": math.sqrt, "rsqrt": math.rsqrt,
-               "erf": math.erf, "floor": math.floor, "ceil": math.ceil,
-               # libdevice's (tl.extra.cuda.libdevice, tl.math)
-               "tan": math.tan, "tanh": math.tanh, "sinh": math.sinh, "cosh": math.cosh,
-               "asin": math.asin, "acos": math.acos, "atan": math.atan, "asinh": math.asinh,
-               "acosh": math.acosh, "atanh": math.atanh, "expm1": math.expm1,
-               "log1p": math.log1p, "log10": math.log10, "cbrt": math.cbrt, "erfc": math.erfc,
-               "trunc": math.trunc, "round": math.round, "rint": math.roundeven}
-UNARY_MATH_NAMES = tuple(_UNARY_MATH)
+UNARY_MATH_NAMES = ("exp", "exp2", "log", "log2", "sin", "cos", "sqrt", "rsqrt", "erf", "floor",
+                    "ceil",
+                    # libdevice's (tl.extra.cuda.libdevice, tl.math)
+                    "tan", "tanh", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh",
+                    "atanh", "expm1", "log1p", "log10", "cbrt", "erfc", "trunc", "round", "rint")
 
 # Two-operand math (float operands, promoted together): pow, atan2, copysign, fmod (C's: the
-# remainder of truncated division).
-_BINARY_MATH = {"pow": math.powf, "atan2": math.atan2, "copysign": math.copysign,
-                "fmod": arith.remf}
+# remainder of truncated division), by the op each is.
+_BINARY_MATH = {"pow": "powf", "atan2": "atan2", "copysign": "copysign", "fmod": "remf"}
 BINARY_MATH_NAMES = tuple(_BINARY_MATH)
 
 
@@ -467,7 +444,7 @@ def binary_math(name: str, x, y) -> tensor:
     check_binary_math(name, x, y)
     x, y = promote(x, y)
     check_floating(name, x.dtype)
-    return tensor(_BINARY_MATH[name](x.handle, y.handle), x.type)
+    return _builder().binary(_BINARY_MATH[name], x, y)
 # `tl.sqrt` of 32 bits or fewer may be approximate (`sqrt.approx`, as in Triton); `tl.sqrt_rn`
 # may not, nor fp64's, which is correctly rounded as Triton's (libdevice) is.
 _APPROXIMATE = frozenset({"sqrt"})
@@ -477,20 +454,19 @@ def unary_math(name: str, x, rounded: bool = False) -> tensor:
     x = to_tensor(x)
     check_floating(name, x.dtype)
     approximate = name in _APPROXIMATE and not rounded and x.dtype != T.float64
-    flags = ir.Attribute.parse(AFN) if approximate else None
-    return tensor(_UNARY_MATH[name](x.handle, fastmath=flags), x.type)
+    return _builder().unary(name, x, approximate)
 
 
 def abs_(x) -> tensor:
     x = to_tensor(x)
     if x.dtype.is_floating():
-        return tensor(math.absf(x.handle), x.type)
+        return _builder().unary("absf", x)
     if x.dtype.is_int_unsigned():
         return x
     # max(x, 0 - x): what math.absi means (the most negative value maps to itself), for every
     # width (the GPU pipeline lowers math.absi of 32 bits only)
     negated = binary("-", constant(0, x.dtype, x.shape), x)
-    return tensor(arith.maxsi(x.handle, negated.handle), x.type)
+    return _builder().binary("maxsi", x, negated)
 
 
 def fma(x, y, z) -> tensor:
@@ -498,7 +474,7 @@ def fma(x, y, z) -> tensor:
     x, z = promote(x, z)
     x, y, z = broadcast_all(x, cast(y, x.dtype), z)
     check_floating("fma", x.dtype, "floating-point operands")
-    return tensor(math.fma(x.handle, y.handle, z.handle), x.type)
+    return _builder().fma(x, y, z)
 
 
 def check_umulhi(ty: dtype) -> None:
@@ -510,7 +486,7 @@ def check_umulhi(ty: dtype) -> None:
 def umulhi(x, y) -> tensor:
     x, y = promote(x, y)
     check_umulhi(x.dtype)
-    return tensor(arith.mului_extended(x.handle, y.handle)[1], x.type)
+    return _builder().mulhi(x, y)
 
 
 def check_inline_asm(asm, constraints, args, dtypes, pack) -> tuple[list, list, int]:
@@ -558,8 +534,4 @@ def inline_asm_elementwise(asm: str, constraints: str, args, dtypes, is_pure: bo
                            pack: int) -> list[tensor]:
     args, dtypes, pack = check_inline_asm(asm, constraints, args, dtypes, pack)
     args = broadcast_all(*(to_tensor(a) for a in args)) if args else []
-    shape = args[0].shape if args else []
-    results = [block_of(shape, d) for d in dtypes]
-    values = tile.elementwise_inline_asm(asm, constraints, [a.handle for a in args],
-                                         [r.to_ir() for r in results], bool(is_pure), pack)
-    return [tensor(v, r) for v, r in zip(values, results)]
+    return _builder().inline_asm(asm, constraints, args, dtypes, bool(is_pure), pack)

@@ -1,11 +1,11 @@
 """Creating blocks and changing their shape: the semantic layer for shapes (see semantic.py)."""
 from __future__ import annotations
 
-from tilec.dialects import tile
 from tilec.language import dtypes as T
+from tilec.language.builder import current as _builder
 from tilec.language.core import SemanticError, tensor
-from tilec.language.semantic import (broadcast_all, broadcast_to, cast, constant, splat,
-                                     to_tensor)
+from tilec.language.semantic import (broadcast_all, broadcast_to, cast, constant, expand_dims,
+                                     splat, to_tensor)
 
 MAX_NUMEL = 1 << 20
 
@@ -35,8 +35,8 @@ def check_arange(start: int, end: int) -> int:
 
 
 def arange(start: int, end: int) -> tensor:
-    n = check_arange(start, end)
-    return tensor(tile.make_range(start, end), T.block_type(T.int32, [n]))
+    check_arange(start, end)
+    return _builder().make_range(start, end)
 
 
 def full(shape, value, element: T.dtype) -> tensor:
@@ -64,7 +64,7 @@ def reshape(x: tensor, shape, can_reorder: bool = False) -> tensor:
         return splat(x, shape) if shape else x
     if x.shape == shape:
         return x
-    return tensor(tile.reshape(x.handle, shape, can_reorder), T.block_type(x.dtype, shape))
+    return _builder().reshape(x, shape, bool(can_reorder))
 
 
 def check_permutation(x: tensor, order) -> list[int]:
@@ -88,12 +88,18 @@ def permute(x: tensor, order) -> tensor:
     order = check_permutation(x, order)
     if order == sorted(order):
         return x
-    shape = [x.shape[d] for d in order]
-    return tensor(tile.trans(x.handle, order), T.block_type(x.dtype, shape))
+    return _builder().trans(x, order)
 
 
 def trans(x: tensor, dims=()) -> tensor:
     return permute(x, transpose_dims(x, dims))
+
+
+def subscript(x: tensor, index) -> tensor:
+    """`x[index]` (`:` and None only): x with a size-1 dimension at each None."""
+    for dim in subscript_axes(index, x.shape):
+        x = expand_dims(x, dim)
+    return x
 
 
 def subscript_axes(index, shape) -> list[int]:
@@ -143,8 +149,7 @@ def join(a, b) -> tensor:
     if not a.is_block():  # two scalars join into a block of 2
         joined = join(splat(a, [1]), splat(b, [1]))
         return reshape(joined, [2])
-    shape = a.shape + [2]
-    return tensor(tile.join(a.handle, b.handle), T.block_type(a.dtype, shape))
+    return _builder().join(a, b)
 
 
 def check_split(x: tensor) -> None:
@@ -154,9 +159,7 @@ def check_split(x: tensor) -> None:
 
 def split(x: tensor) -> tuple[tensor, tensor]:
     check_split(x)
-    lhs, rhs = tile.split(x.handle)
-    half = T.block_type(x.dtype, x.shape[:-1]) if len(x.shape) > 1 else x.dtype
-    return tensor(lhs, half), tensor(rhs, half)
+    return _builder().split(x)
 
 
 def check_cat(a: tensor, b: tensor) -> list[int]:
@@ -167,8 +170,8 @@ def check_cat(a: tensor, b: tensor) -> list[int]:
 
 
 def cat(a: tensor, b: tensor) -> tensor:
-    shape = check_cat(a, b)
-    return tensor(tile.cat(a.handle, b.handle), T.block_type(a.dtype, shape))
+    check_cat(a, b)
+    return _builder().cat(a, b)
 
 
 def broadcast(x, shape) -> tensor:
