@@ -122,6 +122,19 @@ def display_name(fn) -> str:
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
 
 
+def combine_jit(fn):
+    """reduce/scan's `combine_fn` as the JITFunction both modes call, or SemanticError."""
+    jit_fn = as_jit(fn)
+    if jit_fn is None:
+        raise SemanticError(f"combine_fn must be a @tilec.jit function, got {display_name(fn)}")
+    return jit_fn
+
+
+def as_list(result) -> list:
+    """A call's result as the list of its values (a tuple's items, or the one value)."""
+    return list(result) if isinstance(result, (tuple, list)) else [result]
+
+
 def _is_compile_time_method(fn) -> bool:
     """A method of a compile-time value (`dtype.is_int`, `str.upper`, ...)."""
     owner = getattr(fn, "__self__", None)

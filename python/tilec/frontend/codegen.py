@@ -377,15 +377,8 @@ class CodeGenerator(ast.NodeVisitor):
 
     def combine_function(self, fn):
         """A combine callback for reduce/scan from a @tilec.jit function."""
-        jit_fn = as_jit(fn)
-        if jit_fn is None:
-            raise SemanticError(f"combine_fn must be a @tilec.jit function, got "
-                                f"{checks.display_name(fn)}")
-
-        def combine(args: list[tensor]):
-            result = self.call_jit(self.node_stack[-1], jit_fn, args, {})
-            return list(result) if isinstance(result, (tuple, list)) else [result]
-        return combine
+        jit_fn = checks.combine_jit(fn)
+        return lambda args: checks.as_list(self.call_jit(self.node_stack[-1], jit_fn, args, {}))
 
 
 def check_global(gen: CodeGenerator, node: ast.AST, name: str, value: Any) -> Any:

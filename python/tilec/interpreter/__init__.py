@@ -19,9 +19,10 @@ from tilec.errors import CompilationError
 from tilec.interpreter import program
 from tilec.interpreter.builder import NumPyBuilder
 from tilec.interpreter.memory import Checks, Memory
-from tilec.interpreter.state import LaunchState, activate, active, is_user_file
+from tilec.interpreter.state import LaunchState, is_user_file
 from tilec.interpreter.values import Block, numpy_dtype
 from tilec.language import builder as language_builder
+from tilec.language.builder import interpreting as active  # whether a kernel runs here now
 from tilec.language.core import SemanticError
 from tilec.language.dtypes import parse_type
 
@@ -66,7 +67,6 @@ def launch(fn, grid: tuple[int, int, int], bound: dict, specialization: tuple,
             for p, key in zip(fn.params, specialization)]
     run = program.runnable(fn)  # the frontend's checks first, as when compiling
     state = LaunchState(memory, grid)
-    activate(state)
     language_builder.activate(NumPyBuilder(state, checks.overflow))
     try:
         for z, y, x in itertools.product(range(grid[2]), range(grid[1]), range(grid[0])):
@@ -76,7 +76,6 @@ def launch(fn, grid: tuple[int, int, int], bound: dict, specialization: tuple,
         raise _at_kernel_line(err, state.pid) from err
     finally:
         language_builder.activate(None)
-        activate(None)
         memory.finish()
 
 

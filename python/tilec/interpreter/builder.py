@@ -20,11 +20,10 @@ import time
 import numpy as np
 
 from tilec.errors import DeviceAssertionError
-from tilec.frontend.checks import display_name
+from tilec.frontend.checks import as_list, combine_jit
 from tilec.interpreter import program
 from tilec.interpreter.state import LaunchState, where
 from tilec.interpreter.values import Block, numpy_dtype
-from tilec.kernel import as_jit
 from tilec.language import builder as protocol
 from tilec.language import dtypes as T
 from tilec.language.core import SemanticError
@@ -138,6 +137,12 @@ def _shift_right(x, y, width, signed: bool):
     return np.right_shift(xs, _shift_amount(y, width, xs.dtype)).view(x.dtype)
 
 
+def _read_as(fn, signed: bool):
+    """The integer op `fn` on both operands' bits read as signed or unsigned, result in the
+    operands' own NumPy type."""
+    return lambda x, y, w: fn(_as_signedness(x, signed), _as_signedness(y, signed)).view(x.dtype)
+
+
 # Integer ops: (data of one integer type, its width) -> data. Each reads the bits as the op's
 # signedness, as the MLIR op does, whatever the operands' tilec type.
 _INT = {
@@ -150,22 +155,10 @@ _INT = {
     "shli": _shift_left,
     "shrsi": lambda x, y, w: _shift_right(x, y, w, True),
     "shrui": lambda x, y, w: _shift_right(x, y, w, False),
-    "divsi": lambda x, y, w: _int_divide(_as_signedness(x, True),
-                                         _as_signedness(y, True)).view(x.dtype),
-    "divui": lambda x, y, w: _int_divide(_as_signedness(x, False),
-                                         _as_signedness(y, False)).view(x.dtype),
-    "remsi": lambda x, y, w: _int_remainder(_as_signedness(x, True),
-                                            _as_signedness(y, True)).view(x.dtype),
-    "remui": lambda x, y, w: _int_remainder(_as_signedness(x, False),
-                                            _as_signedness(y, False)).view(x.dtype),
-    "minsi": lambda x, y, w: np.minimum(_as_signedness(x, True),
-                                        _as_signedness(y, True)).view(x.dtype),
-    "maxsi": lambda x, y, w: np.maximum(_as_signedness(x, True),
-                                        _as_signedness(y, True)).view(x.dtype),
-    "minui": lambda x, y, w: np.minimum(_as_signedness(x, False),
-                                        _as_signedness(y, False)).view(x.dtype),
-    "maxui": lambda x, y, w: np.maximum(_as_signedness(x, False),
-                                        _as_signedness(y, False)).view(x.dtype),
+    "divsi": _read_as(_int_divide, True), "divui": _read_as(_int_divide, False),
+    "remsi": _read_as(_int_remainder, True), "remui": _read_as(_int_remainder, False),
+    "minsi": _read_as(np.minimum, True), "maxsi": _read_as(np.maximum, True),
+    "minui": _read_as(np.minimum, False), "maxui": _read_as(np.maximum, False),
 }
 # i1 arithmetic is arithmetic modulo 2.
 _BOOL = {"addi": np.logical_xor, "subi": np.logical_xor, "muli": np.logical_and,
@@ -225,18 +218,15 @@ class NumPyBuilder(protocol.Builder):
 
     # --- the code generator's part of a builtin's `_semantic` ---
     def combine_function(self, fn):
-        jit_fn = as_jit(fn)
-        if jit_fn is None:
-            raise SemanticError(f"combine_fn must be a @tilec.jit function, got "
-                                f"{display_name(fn)}")
-
-        def combine(args):
-            result = program.call_jit(jit_fn, args, {})
-            return list(result) if isinstance(result, (tuple, list)) else [result]
-        return combine
+        jit_fn = combine_jit(fn)
+        return lambda args: as_list(program.call_jit(jit_fn, args, {}))
 
     def call_jit(self, fn, args, kwargs):
         return program.call_jit(fn, args, kwargs)
+
+    def _where(self):
+        """(file, line, program id) of the kernel line running, for the memory model's errors."""
+        return where(self.state.pid)
 
     # --- values and shapes ---
     def constant(self, value, ty, shape):
@@ -394,18 +384,18 @@ class NumPyBuilder(protocol.Builder):
 
     # --- memory ---
     def load(self, ptr, mask, other, cache, evict, volatile):
-        return self.state.memory.load(ptr, mask, other, where())
+        return self.state.memory.load(ptr, mask, other, self._where())
 
     def store(self, ptr, value, mask, cache, evict):
-        self.state.memory.store(ptr, value, mask, self.state.linear_pid, where())
+        self.state.memory.store(ptr, value, mask, self.state.linear_pid, self._where())
 
     def atomic_rmw(self, op, ptr, value, mask, sem, scope):
         return self.state.memory.atomic(_ATOMIC_NAMES.get(op, op), ptr, value, None, mask,
-                                        self.state.linear_pid, where())
+                                        self.state.linear_pid, self._where())
 
     def atomic_cas(self, ptr, cmp, value, sem, scope):
         return self.state.memory.atomic("cas", ptr, value, cmp, None, self.state.linear_pid,
-                                        where())
+                                        self._where())
 
     # --- across a block ---
     def reduce(self, inputs, axis, combine):
@@ -493,4 +483,4 @@ class NumPyBuilder(protocol.Builder):
 
     def assert_(self, cond, msg):
         if not np.all(cond.data):
-            raise DeviceAssertionError(f"device_assert failed: {msg}", *where())
+            raise DeviceAssertionError(f"device_assert failed: {msg}", *self._where())

@@ -20,8 +20,8 @@ from tilec.frontend import checks
 from tilec.frontend.codegen import CodeGenerator
 from tilec.kernel import as_jit
 from tilec.language import builtins as tl
-from tilec.language.semantic import to_tensor
 from tilec.language.core import unwrap
+from tilec.language.semantic import to_tensor
 
 CALL, FORMAT, LITERAL = "__tilec_call__", "__tilec_format__", "__tilec_literal__"
 _RUNNABLE = "__tilec_interpreted__"

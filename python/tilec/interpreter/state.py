@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 from dataclasses import dataclass
 
 # The tilec package's folder: frames in files under it are tilec's, the others the user's.
@@ -22,17 +21,6 @@ class LaunchState:
         return x + self.grid[0] * (y + self.grid[1] * z)
 
 
-_local = threading.local()
-
-
-def active() -> bool:
-    return getattr(_local, "state", None) is not None
-
-
-def activate(state: LaunchState | None) -> None:
-    _local.state = state
-
-
 def is_user_file(filename: str) -> bool:
     return not os.path.abspath(filename).startswith(TILEC_DIR)
 
@@ -47,8 +35,7 @@ def user_location(frame=None) -> tuple[str | None, int | None]:
     return None, None
 
 
-def where() -> tuple[str | None, int | None, tuple[int, int, int] | None]:
-    """(file, line, program id) for an error raised now."""
+def where(pid: tuple[int, int, int]) -> tuple[str | None, int | None, tuple[int, int, int]]:
+    """(file, line, program id) for an error raised now in program `pid`."""
     filename, line = user_location(sys._getframe(1))
-    state = getattr(_local, "state", None)
-    return filename, line, None if state is None else state.pid
+    return filename, line, pid

@@ -179,14 +179,14 @@ def cat(input, other, can_reorder=False, _semantic=None) -> tensor:
 
 # --- memory (block pointers: block_pointer.py) ---------------------------------------------
 
-def _operator(op: str, a, b, _semantic):
+def _operator(op: str, a, b):
     return semantic.compare(op, a, b) if op in ("<", ">=") else semantic.binary(op, a, b)
 
 
-def _sum(a, b, _semantic):
+def _sum(a, b):
     if block_pointer.is_int(a) and block_pointer.is_int(b):
         return unwrap(a) + unwrap(b)  # literal offsets fold
-    return _operator("+", a, b, _semantic)
+    return _operator("+", a, b)
 
 
 def _index_value(value, ty: dtype, what: str, _semantic):
@@ -215,7 +215,7 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=
 def advance(base, offsets, _semantic=None):
     """The block pointer `base` moved by `offsets` (one per dimension)."""
     bp, offsets = block_pointer.check_advance(base, offsets)
-    moved = tuple(_sum(old, _index_value(step, int32, "offsets", _semantic), _semantic)
+    moved = tuple(_sum(old, _index_value(step, int32, "offsets", _semantic))
                   for old, step in zip(bp.offsets, offsets))
     return block_pointer.block_pointer(bp.base, bp.shape, bp.strides, moved, bp.block_shape,
                                        bp.order)
@@ -233,16 +233,15 @@ def _block_pointer_lanes(op: str, bp, mask, other, boundary_check, padding_optio
     fill = block_pointer.check_padding(bp, padding_option, f"tl.{op}")
     pointers, mask = bp.base, None
     for d, size in enumerate(bp.block_shape):
-        index = _sum(arange(0, size, _semantic=_semantic), bp.offsets[d], _semantic)
+        index = _sum(arange(0, size, _semantic=_semantic), bp.offsets[d])
         along_d = [1] * rank  # (`range` here is tl.range)
         along_d[d] = size
         index = reshape(index, along_d, _semantic=_semantic)
-        step = _operator("*", cast(index, int64, _semantic=_semantic), bp.strides[d], _semantic)
-        pointers = _operator("+", pointers, step, _semantic)
+        step = _operator("*", cast(index, int64, _semantic=_semantic), bp.strides[d])
+        pointers = _operator("+", pointers, step)
         if d in checked:
-            inside = _operator("&", _operator(">=", index, 0, _semantic),
-                               _operator("<", index, bp.shape[d], _semantic), _semantic)
-            mask = inside if mask is None else _operator("&", mask, inside, _semantic)
+            inside = _operator("&", _operator(">=", index, 0), _operator("<", index, bp.shape[d]))
+            mask = inside if mask is None else _operator("&", mask, inside)
     pointers = broadcast_to(pointers, list(bp.block_shape), _semantic=_semantic)
     if mask is not None:
         mask = broadcast_to(mask, list(bp.block_shape), _semantic=_semantic)
