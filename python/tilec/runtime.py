@@ -70,6 +70,8 @@ def pointer_dtype_name(array) -> str:
         return _DTYPE_NAMES[dt]
     except (KeyError, TypeError):
         pass
+    if isinstance(dt, dtype):  # a TensorWrapper's
+        return dt.codegen_name()
     name = str(dt).replace("torch.", "")
     if name not in _ARRAY_DTYPES:
         raise TypeError(f"arrays of {dt} cannot be passed to kernels")
@@ -78,6 +80,92 @@ def pointer_dtype_name(array) -> str:
     except TypeError:  # an unhashable dtype object
         pass
     return _ARRAY_DTYPES[name]
+
+
+class TensorWrapper:
+    """An array whose elements a kernel reads as another dtype of the same size (what
+    `tilec.reinterpret(array, dtype)` makes, Triton's `triton.reinterpret`): passed to a kernel,
+    it is a pointer of type `*dtype` to the array's memory. Shape, strides and device are the
+    array's; `base` is the array."""
+
+    def __init__(self, base, dtype_: dtype):
+        self.base = base
+        self.dtype = dtype_
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self.base.shape)
+
+    @property
+    def is_cuda(self) -> bool:
+        return bool(getattr(self.base, "is_cuda", not isinstance(self.base, np.ndarray)))
+
+    def data_ptr(self) -> int:
+        return data_pointer(self.base)
+
+    def element_size(self) -> int:
+        return _itemsize(self.base)
+
+    def stride(self, dim: int | None = None):
+        base = self.base
+        strides = (tuple(base.stride()) if callable(getattr(base, "stride", None)) else
+                   tuple(s // base.itemsize for s in base.strides))
+        return strides if dim is None else strides[dim]
+
+    def numel(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __getattr__(self, name):  # device, is_pinned, ndim, ...: the array's
+        if name == "base":
+            raise AttributeError(name)
+        return getattr(self.base, name)
+
+    def _rewrap(self, base) -> "TensorWrapper":
+        return TensorWrapper(base, self.dtype)
+
+    def to(self, *args, **kwargs) -> "TensorWrapper":
+        return self._rewrap(self.base.to(*args, **kwargs))
+
+    def cpu(self) -> "TensorWrapper":
+        return self._rewrap(self.base.cpu())
+
+    def clone(self) -> "TensorWrapper":
+        return self._rewrap(self.base.clone() if hasattr(self.base, "clone") else self.base.copy())
+
+    def copy_(self, other) -> "TensorWrapper":
+        self.base.copy_(other.base if isinstance(other, TensorWrapper) else other)
+        return self
+
+    def __repr__(self) -> str:
+        return f"TensorWrapper[{self.dtype}]({self.base!r})"
+
+
+def _itemsize(array) -> int:
+    if hasattr(array, "element_size"):  # torch
+        return array.element_size()
+    return np.dtype(array.dtype).itemsize
+
+
+def reinterpret(array, dtype_: dtype):
+    """`array`'s memory, read by kernels as elements of `dtype_` (of the same size: an int8
+    tensor as float8, an int16 one as float16). Reinterpreting a wrapper as its array's own
+    dtype gives the array back."""
+    if not isinstance(dtype_, dtype) or dtype_.is_ptr() or dtype_.is_block():
+        raise TypeError(f"reinterpret: expected a scalar tl dtype, got {dtype_!r}")
+    if isinstance(array, TensorWrapper):
+        array = array.base
+    if not (hasattr(array, "shape") and hasattr(array, "dtype")):
+        raise TypeError(f"reinterpret: expected an array or tensor, got {type(array).__name__}")
+    itemsize, size = _itemsize(array), max(dtype_.primitive_bitwidth // 8, 1)
+    if itemsize != size:
+        raise TypeError(f"reinterpret: an array of {itemsize}-byte elements ({array.dtype}) "
+                        f"cannot be read as {dtype_} ({size} byte{'s' if size > 1 else ''})")
+    try:
+        if pointer_dtype_name(array) == dtype_.codegen_name():
+            return array
+    except TypeError:  # the array's own dtype is not a kernel type (float8 bytes, say)
+        pass
+    return TensorWrapper(array, dtype_)
 
 
 def data_pointer(value) -> int:
@@ -461,6 +549,8 @@ def _in_host_memory(t: type) -> bool:
 
 def check_device_array(name: str, value) -> None:
     """Host arrays cannot be launched on: say what to pass instead."""
+    if isinstance(value, TensorWrapper):
+        value = value.base
     if _in_host_memory(type(value)):
         raise TypeError(f"a {type(value).__name__} in host memory was passed to GPU kernel "
                         f"{name}: pass CuPy arrays or torch CUDA tensors, or set "
@@ -532,7 +622,7 @@ _NATIVE_ARRAY_TYPES: set[type] = set()
 
 
 __all__ = ["DRIVER", "GRID_LIMITS", "SLOTS", "SPECIALISERS", "ArgumentBuffer", "Launcher",
-           "data_pointer", "normalise_grid", "pointer_dtype_name",
+           "TensorWrapper", "data_pointer", "normalise_grid", "pointer_dtype_name", "reinterpret",
            "specialization", "specialize_argument", "specialiser_for"]
 
 

@@ -95,6 +95,9 @@ class FakeTorchTensor:
     def data_ptr(self) -> int:
         return self._memory.ptr
 
+    def element_size(self) -> int:
+        return np.dtype(self.dtype.name).itemsize
+
 
 @dataclass
 class FakeDriver(runtime.Driver):

@@ -438,3 +438,46 @@ def test_a_torch_tensor_in_pageable_host_memory_is_refused_before_the_launch(dri
     host.is_pinned = lambda: True
     K.scale[(1,)](host, out, 256, 2.0, BLOCK=256)
     assert len(driver.launches) == 2
+
+
+# --- tilec.reinterpret: an array read as another dtype of the same size -------------------------
+
+def test_a_reinterpreted_array_is_a_pointer_of_the_new_dtype(driver):
+    x, out = FakeCupyArray(256, np.int32), FakeTorchTensor(256, "int32")
+    xf, outf = tilec.reinterpret(x, tl.float32), tilec.reinterpret(out, tl.float32)
+    assert runtime.specialize_argument(xf)[0] == "*fp32"
+    assert runtime.specialize_argument(x)[0] == "*i32"
+    for _ in range(3):  # the first launch, then the warm ones (the C path where it is built)
+        K.scale[(1,)](xf, outf, 256, 2.0, BLOCK=256)
+    assert all(r.values == expected_values(x, out, 256, 2.0) for r in driver.launches)
+    as_float = K.scale[(1,)](xf, outf, 256, 2.0, BLOCK=256)
+    as_int = K.scale[(1,)](x, out, 256, 2.0, BLOCK=256)  # the int32 arrays: a kernel of their own
+    assert as_float is not as_int
+    assert "cvt.rn.f32.s32" in as_int.asm["ptx"] and "cvt.rn.f32.s32" not in as_float.asm["ptx"]
+
+
+def test_reinterpreting_the_interpreter_reads_the_same_bytes(monkeypatch):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    bits = np.array([1.0, -2.5, 0.5, 65504.0], np.float16).view(np.int16)
+    out = np.zeros(4, np.int16)
+    K.scale[(1,)](tilec.reinterpret(bits, tl.float16), tilec.reinterpret(out, tl.float16), 4,
+                  0.5, BLOCK=4)
+    np.testing.assert_array_equal(out.view(np.float16), [0.5, -1.25, 0.25, 32752.0])
+
+
+def test_reinterpret_checks_sizes_and_gives_the_array_back_for_its_own_dtype():
+    x = np.zeros((3, 4), np.int16)
+    wrapped = tilec.reinterpret(x, tl.bfloat16)
+    assert isinstance(wrapped, tilec.TensorWrapper) and wrapped.base is x
+    assert wrapped.dtype == tl.bfloat16 and wrapped.shape == (3, 4) and wrapped.stride() == (4, 1)
+    assert wrapped.element_size() == 2 and wrapped.numel() == 12 and not wrapped.is_cuda
+    assert tilec.reinterpret(wrapped, tl.int16) is x
+    assert tilec.reinterpret(wrapped, tl.float16).base is x
+    with pytest.raises(TypeError, match="2-byte elements .* cannot be read as float32"):
+        tilec.reinterpret(x, tl.float32)
+    with pytest.raises(TypeError, match="expected a scalar tl dtype"):
+        tilec.reinterpret(x, np.float16)
+    with pytest.raises(TypeError, match="expected an array or tensor"):
+        tilec.reinterpret([1, 2], tl.int32)
+    with pytest.raises(TypeError, match="in host memory"):
+        runtime.check_device_array("k", wrapped)

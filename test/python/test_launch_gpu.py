@@ -178,3 +178,21 @@ def test_a_cooperative_launch_keeps_every_program_resident():
     with pytest.raises(LaunchError, match="cuLaunchCooperativeKernel"):
         K.grid_barrier[(sms * 1000,)](cupy.zeros(1, cupy.int32), cupy.zeros(sms * 1000, cupy.int32),
                                       sms * 1000, launch_cooperative_grid=True)
+
+
+def test_reinterpreted_torch_and_cupy_arrays_are_read_as_the_new_dtype(launch_path):
+    """int16 bits read and written as float16, by torch tensors and CuPy arrays, first and warm
+    launches, on both launch paths."""
+    torch = pytest.importorskip("torch")
+    import cupy
+    import tilec
+    import tilec.language as tl
+    values = torch.tensor([1.0, -2.5, 0.5, 65504.0] * 64, dtype=torch.float16, device="cuda")
+    for make in (lambda t: t, lambda t: cupy.asarray(t)):
+        bits, out = make(values.view(torch.int16)), make(torch.zeros(256, dtype=torch.int16,
+                                                                     device="cuda"))
+        for _ in range(3):
+            K.scale[(1,)](tilec.reinterpret(bits, tl.float16), tilec.reinterpret(out, tl.float16),
+                          256, 0.5, BLOCK=256)
+        got = torch.as_tensor(out, device="cuda").view(torch.float16)
+        assert torch.equal(got, values * 0.5)

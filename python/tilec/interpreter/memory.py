@@ -66,7 +66,8 @@ def _array_info(array):
     if hasattr(array, "data_ptr") and hasattr(array, "element_size"):  # torch, CPU or GPU
         itemsize = array.element_size()
         strides = tuple(s * itemsize for s in array.stride())
-        name = str(array.dtype).replace("torch.", "")
+        name = array.dtype if isinstance(array.dtype, T.dtype) else \
+            str(array.dtype).replace("torch.", "")  # a TensorWrapper's dtype is tilec's
         return (array.data_ptr(), tuple(array.shape), strides, itemsize, name,
                 bool(getattr(array, "is_cuda", False)))
     if hasattr(array, "__cuda_array_interface__"):  # CuPy and others
@@ -319,6 +320,8 @@ def _combine(kind: str, current, value, cmp, np_type):
 
 
 def _element_type(dtype_name, array) -> T.dtype:
+    if isinstance(dtype_name, T.dtype):
+        return dtype_name
     name = str(dtype_name)
     if name == "bfloat16":
         return T.bfloat16
