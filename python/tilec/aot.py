@@ -52,6 +52,9 @@ def target_name(target: str) -> str:
 def specialization_key(fn, kernel) -> tuple:
     """The key `tilec.compile` built for `kernel` (see compiler.compile)."""
     types = {p.name: p for p in kernel.params}
+    if any("." in name for name in [*types, *kernel.constants]):
+        raise ValueError(f"{kernel.name} takes a tuple argument: ahead-of-time kernels take "
+                         "pointers and scalars only")
     key = []
     for p in fn.params:
         if p.name in kernel.constants:

@@ -35,6 +35,7 @@ from tilec.kernel import JITFunction, jit_function_of
 from tilec.language.core import tensor
 from tilec.language.dtypes import dtype, parse_type
 from tilec.passmanager import PipelineOptions, parse_pipeline, run_pipeline
+from tilec.runtime import leaves, nest
 from tilec.reproducer import pipeline_reproducer, ptxas_reproducer
 from tilec.toolchain import (PtxasError, ToolchainError, assemble, find_libdevice, find_ptxas,
                              ptx_from_gpu_binary, ptxas_version)
@@ -139,7 +140,19 @@ class CompiledKernel:
         return self.metadata.get("spill_stores", 0) // 4
 
 
+def _signature_key(entry) -> tuple:
+    """The specialisation key of one `signature=` entry: "*fp32:16", or a tuple of entries for a
+    tuple argument (as runtime.specialize_argument gives for a tuple)."""
+    if isinstance(entry, tuple):
+        return ("tuple", tuple(_signature_key(e) for e in entry))
+    ty, div = _signature_entry(entry)
+    return (ty.codegen_name(), div)
+
+
 def _signature_entry(text: str) -> tuple[dtype, bool]:
+    if not isinstance(text, str):
+        raise TypeError(f"signature entry {text!r}: expected a type such as '*fp32:16' or 'i32', "
+                        "or a tuple of them")
     text = text.strip()
     base, _, attr = text.partition(":")
     if attr not in ("", "16"):
@@ -210,8 +223,7 @@ def compile(fn: JITFunction, signature: dict[str, str] | None = None,
         elif p.is_constexpr:
             key.append(("constexpr", p.default))  # _EMPTY when it has none: reported below
         elif p.name in signature:
-            ty, div = _signature_entry(signature[p.name])
-            key.append((ty.codegen_name(), div))
+            key.append(_signature_key(signature[p.name]))
         else:
             raise TypeError(f"{fn.__name__}: parameter '{p.name}' needs a type in signature= "
                             "or a value in constexprs=")
@@ -273,11 +285,14 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
             f"{', '.join(missing)}: pass them as constexprs= (or as launch arguments)",
             fn.filename, fn.def_line, fn.indent, fn.source_line(fn.def_line))
     params, constants = [], {}
-    for p, (kind, value) in zip(fn.params, key):
-        if kind == "constexpr":
-            constants[p.name] = value
-        else:
-            params.append(KernelParam(p.name, parse_type(kind, const=p.is_const), bool(value)))
+    for p, param_key in zip(fn.params, key):
+        if param_key[0] == "tuple" and not param_key[1]:
+            constants[p.name] = ()
+        for name, (kind, value), _ in leaves(p.name, param_key):  # a tuple: one per element
+            if kind == "constexpr":
+                constants[name] = value
+            else:
+                params.append(KernelParam(name, parse_type(kind, const=p.is_const), bool(value)))
     complete = stop_after == "cubin"
     cache_key = cache_key_of(fn, key, options) if complete else None
     cached = _from_cache(cache_key, fn, params, constants, options) if complete else None
@@ -471,6 +486,7 @@ def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict
         scope = dict(constants)
         for p, arg in zip(params, entry.arguments):
             scope[p.name] = tensor(arg, p.type)
+        scope = nest(scope)  # tuple arguments' elements (`name.0`, ...) back into tuples
         with ir.InsertionPoint(entry):
             returned = CodeGenerator(fn, scope, debug=debug).generate_body()
             if returned is not None:

@@ -18,7 +18,7 @@ from typing import Any
 from tilec import interpreter
 from tilec.compiler import CompiledKernel, CompileOptions, compile_specialized
 from tilec.kernel import JITFunction, set_launcher
-from tilec.runtime import (DRIVER, Launcher, native, native_enabled, normalise_grid,
+from tilec.runtime import (DRIVER, Launcher, leaves, native, native_enabled, normalise_grid,
                            register_native_arrays, specialization)
 
 # Keywords of a launch that are not kernel arguments, with their defaults (Triton's names).
@@ -107,7 +107,8 @@ def run(fn: JITFunction, grid, args: tuple, kwargs: dict) -> CompiledKernel | No
     cooperative = bool(options["launch_cooperative_grid"])
     kernel = _compiled(fn, key)
     launcher = launcher_of(fn, kernel, key[0])
-    arguments = [bound[p.name] for p in fn.params if not p.is_constexpr]
+    arguments = [v for p, k in zip(fn.params, key[0]) if not p.is_constexpr
+                 for _, _, v in leaves(p.name, k, bound[p.name])]
     torch_arrays = launcher.run(grid3, arguments, cooperative)
     if 0 not in grid3 and not cooperative:  # cooperative launches stay on this path
         remember(fn, args, kwargs, arguments, launcher, torch_arrays)
@@ -139,7 +140,8 @@ def launcher_of(fn: JITFunction, kernel: CompiledKernel, spec: tuple) -> Launche
     launchers = fn.launches.setdefault("launchers", {})
     launcher = launchers.get(id(kernel))
     if launcher is None or launcher.kernel is not kernel:
-        runtime_keys = [k for p, k in zip(fn.params, spec) if not p.is_constexpr]
+        runtime_keys = [leaf for p, k0 in zip(fn.params, spec) if not p.is_constexpr
+                        for _, leaf, _ in leaves(p.name, k0)]
         kept = [i for i, (kind, _) in enumerate(runtime_keys) if kind != "constexpr"]
         launcher = launchers[id(kernel)] = Launcher(kernel, kept)
         kernel.loader = lambda: launcher.function(DRIVER.current_device())  # _init_handles()

@@ -228,6 +228,10 @@ class Specialiser:
     value: Callable[[Any], Any]
 
 
+def _specialize_tuple(value: tuple, specialize: bool) -> tuple:
+    return ("tuple", tuple(specialize_argument(v, specialize) for v in value))
+
+
 SPECIALISERS = {
     "bool": Specialiser("bool", lambda v, s: ("i1", False), bool),
     "int": Specialiser("int", lambda v, s: _integer(v, s), int),
@@ -235,6 +239,8 @@ SPECIALISERS = {
     "numpy scalar": Specialiser("numpy scalar", _specialize_numpy_scalar, lambda v: v.item()),
     "array": Specialiser("array", _specialize_array, data_pointer),
     "constant": Specialiser("constant", lambda v, s: ("constexpr", v), lambda v: None),
+    # a tuple is its elements (nested tuples too), each specialised as an argument of its own
+    "tuple": Specialiser("tuple", _specialize_tuple, lambda v: v),
 }
 
 _BY_TYPE: dict[type, Specialiser] = {}
@@ -260,6 +266,8 @@ def _kind_of(t: type, value) -> str:
         return "numpy scalar"
     if value is None or issubclass(t, (str, dtype)):
         return "constant"
+    if issubclass(t, tuple):
+        return "tuple"
     # A 0-d torch tensor or CuPy array is an array: the kernel gets its address.
     if any(hasattr(value, a) for a in ("data_ptr", "__cuda_array_interface__",
                                        "__array_interface__", "__dlpack__")) or \
@@ -273,6 +281,35 @@ def specialize_argument(value, specialize: bool = True) -> tuple:
     """The compile-key part of one runtime argument: ("constexpr", value) when it is folded into
     the kernel, else (type name, divisible by 16)."""
     return specialiser_for(value).key(value, specialize)
+
+
+def leaves(name: str, key: tuple, value=None) -> list[tuple[str, tuple, Any]]:
+    """(name, key, value) of each element of an argument, a tuple's elements (recursively) named
+    `name.0`, `name.1`, ... in order: what the compiled kernel takes as parameters (the
+    constexpr ones folded). `value` None: the keys only."""
+    kind, parts = key
+    if kind != "tuple":
+        return [(name, key, value)]
+    values = value if value is not None else [None] * len(parts)
+    return [leaf for i, (k, v) in enumerate(zip(parts, values))
+            for leaf in leaves(f"{name}.{i}", k, v)]
+
+
+def nest(flat: dict[str, Any]) -> dict[str, Any]:
+    """The inverse of `leaves` over a scope: `name.0`, `name.1`, ... gathered into the tuple
+    `name` (nested tuples from deeper names); other names kept."""
+    out: dict[str, Any] = {}
+    parts: dict[str, dict] = {}
+    for name, value in flat.items():
+        head, dot, rest = name.partition(".")
+        if dot:
+            parts.setdefault(head, {})[rest] = value
+        else:
+            out[name] = value
+    for head, sub in parts.items():
+        inner = nest(sub)
+        out[head] = tuple(inner[str(i)] for i in range(len(inner)))
+    return out
 
 
 def _hashable(value):
@@ -623,7 +660,7 @@ _NATIVE_ARRAY_TYPES: set[type] = set()
 
 __all__ = ["DRIVER", "GRID_LIMITS", "SLOTS", "SPECIALISERS", "ArgumentBuffer", "Launcher",
            "TensorWrapper", "data_pointer", "normalise_grid", "pointer_dtype_name", "reinterpret",
-           "specialization", "specialize_argument", "specialiser_for"]
+           "leaves", "nest", "specialization", "specialize_argument", "specialiser_for"]
 
 
 # --- the runtime API Triton programs call around their kernels --------------------------------

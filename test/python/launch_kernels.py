@@ -52,3 +52,30 @@ def grid_barrier(count_ptr, out_ptr, n_programs):
     while tl.atomic_add(count_ptr, 0) < n_programs:
         pass
     tl.store(out_ptr + tl.program_id(0), tl.atomic_add(count_ptr, 0))
+
+
+@tilec.jit
+def _pair(a):
+    return a, a + 1
+
+
+@tilec.jit
+def tuple_sum(ptrs, out, counts, BLOCK: tl.constexpr):
+    """Tuples as arguments and values: out = sum of the arrays in `ptrs` + 2 * counts[0] +
+    counts[1] + (counts[0] > 2)."""
+    offs = tl.arange(0, BLOCK)
+    acc = (tl.zeros([BLOCK], tl.float32), tl.zeros([BLOCK], tl.float32))
+    for p in tl.static_range(len(ptrs)):
+        acc = (acc[0] + tl.load(ptrs[p] + offs), acc[1])
+    for _ in range(counts[0]):
+        _, after = _pair(acc[1])
+        acc = (acc[0], after)
+    both = acc + (tl.zeros([BLOCK], tl.float32) + counts[1],)
+    total = both[0]
+    for v in both[1:]:
+        total = total + v
+    if counts[0] > 2:
+        q = (total, 1)
+    else:
+        q = (total, 0)
+    tl.store(out + offs, q[0] + q[0 + 1] + counts[0])

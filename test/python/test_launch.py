@@ -25,7 +25,7 @@ from tilec import launch, runtime
 from tilec.errors import LaunchError
 
 NATIVE = runtime.native is not None
-KERNELS = (K.scale, K.no_params, K.stages_value, K.probe, K.multiply_add)
+KERNELS = (K.scale, K.no_params, K.stages_value, K.probe, K.multiply_add, K.tuple_sum)
 
 
 @pytest.fixture
@@ -481,3 +481,50 @@ def test_reinterpret_checks_sizes_and_gives_the_array_back_for_its_own_dtype():
         tilec.reinterpret([1, 2], tl.int32)
     with pytest.raises(TypeError, match="in host memory"):
         runtime.check_device_array("k", wrapped)
+
+
+# --- tuples as arguments: each element an argument of its own ---------------------------------
+
+def tuple_sum_reference(arrays, counts):
+    return sum(arrays) + 2 * counts[0] + counts[1] + (counts[0] > 2)
+
+
+def test_tuple_arguments_pass_their_elements_in_order(driver):
+    x, y, out = FakeCupyArray(64), FakeCupyArray(64), FakeCupyArray(64)
+    assert runtime.specialize_argument((x, (5, 1), None)) == (
+        "tuple", (("*fp32", True), ("tuple", (("i32", False), ("constexpr", 1))),
+                  ("constexpr", None)))
+    for counts in [(3, 7), (3, 1), (3, 7)]:
+        h = K.tuple_sum[(1,)]((x, y), out, counts, BLOCK=64)
+        assert driver.launches[-1].values == [runtime.data_pointer(x), runtime.data_pointer(y),
+                                              runtime.data_pointer(out), 3] + (
+            [7] if counts[1] != 1 else [])
+        params = [p.name for p in h.params]
+        assert params == ["ptrs.0", "ptrs.1", "out", "counts.0"] + (
+            ["counts.1"] if counts[1] != 1 else [])
+
+
+def test_tuple_arguments_in_the_interpreter(monkeypatch):
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    arrays = [np.arange(16, dtype=np.float32), np.full(16, 0.5, np.float32),
+              np.arange(16, dtype=np.float32)[::-1].copy()]
+    for counts in [(3, 7), (1, 2), (0, 1)]:
+        out = np.zeros(16, np.float32)
+        K.tuple_sum[(1,)](tuple(arrays), out, counts, BLOCK=16)
+        np.testing.assert_array_equal(out, tuple_sum_reference(arrays, counts))
+
+
+def test_tuple_signatures_compile_ahead_of_time_but_are_not_saved(tmp_path):
+    kernel = tilec.compile(K.tuple_sum, signature={"ptrs": ("*fp32:16", "*fp32"), "out": "*fp32",
+                                                   "counts": ("i32", "i32")},
+                           constexprs={"BLOCK": 32}, target="cuda:90")
+    assert [p.name for p in kernel.params] == ["ptrs.0", "ptrs.1", "out", "counts.0",
+                                               "counts.1"]
+    assert kernel.params[0].divisible_by_16 and not kernel.params[1].divisible_by_16
+    from tilec import aot
+    with pytest.raises(ValueError, match="takes a tuple argument"):
+        aot.save(K.tuple_sum, kernel, tmp_path, ["cubin"])
+    with pytest.raises(TypeError, match="expected a type such as"):
+        tilec.compile(K.tuple_sum, signature={"ptrs": ["*fp32"], "out": "*fp32",
+                                              "counts": ("i32", "i32")},
+                      constexprs={"BLOCK": 32}, target="cuda:90")

@@ -196,3 +196,13 @@ def test_reinterpreted_torch_and_cupy_arrays_are_read_as_the_new_dtype(launch_pa
                           256, 0.5, BLOCK=256)
         got = torch.as_tensor(out, device="cuda").view(torch.float16)
         assert torch.equal(got, values * 0.5)
+
+
+def test_tuple_arguments_and_values_on_the_gpu(launch_path):
+    torch = pytest.importorskip("torch")
+    arrays = tuple(torch.randn(128, device="cuda") for _ in range(3))
+    for counts in [(3, 7), (1, 1), (3, 7), (0, 2)]:
+        out = torch.zeros(128, device="cuda")
+        K.tuple_sum[(1,)](arrays, out, counts, BLOCK=128)
+        expected = sum(arrays) + 2 * counts[0] + counts[1] + (counts[0] > 2)
+        torch.testing.assert_close(out, expected)

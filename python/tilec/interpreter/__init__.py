@@ -45,9 +45,11 @@ def checks_from_environment() -> Checks:
 def _argument(memory: Memory, param, value, key: tuple):
     """What the kernel's Python function receives for one argument, given the part of the
     specialisation the launch computed for it (runtime.specialize_argument)."""
-    kind, _ = key
+    kind, parts = key
     if kind == "constexpr":
         return value
+    if kind == "tuple":  # its elements, each an argument of its own (as the compiler sees them)
+        return tuple(_argument(memory, param, v, k) for v, k in zip(value, parts))
     if kind.startswith("*"):
         return memory.add_argument(param.name, value, const=param.is_const)
     ty = parse_type(kind)
