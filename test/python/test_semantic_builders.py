@@ -110,11 +110,14 @@ def test_comparisons_agree(both, op):
         assert result is None or result == ["<[4] int1>"] or "int1" in result[0]
 
 
-def test_casts_agree_for_every_pair_of_types(both):
+@pytest.mark.parametrize("shape", [(4,), ()], ids=["block", "scalar"])
+def test_casts_agree_for_every_pair_of_types(both, shape):
+    """Scalars too: a same-width cast (int32 -> uint32, a bitcast) once gave the interpreter a
+    one-element block for a scalar."""
     for src, dst in itertools.product(TYPES, TYPES):
-        both.agree(lambda: semantic.cast(block(src), dst))
-        both.agree(lambda: semantic.cast(block(src), dst, bitcast=True))
-        both.agree(lambda: semantic.cast(block(src), dst, fp_downcast_rounding="rtz"))
+        both.agree(lambda: semantic.cast(block(src, shape), dst))
+        both.agree(lambda: semantic.cast(block(src, shape), dst, bitcast=True))
+        both.agree(lambda: semantic.cast(block(src, shape), dst, fp_downcast_rounding="rtz"))
 
 
 def test_pointer_arithmetic_and_casts_agree(both):

@@ -277,7 +277,8 @@ class NumPyBuilder(protocol.Builder):
         data = x.data
         with _quiet():
             if op in ("bitcast", "retype"):
-                out = np.ascontiguousarray(data).view(target)
+                # (ascontiguousarray makes a 0-d array 1-d: the shape is put back)
+                out = np.ascontiguousarray(data).view(target).reshape(np.shape(data))
                 return Block(out, dst, x.overflow, x.provenance if dst.is_ptr() else None)
             if op == "ptr_to_int":
                 return Block(data.astype(target), dst, x.overflow)
