@@ -13,13 +13,16 @@ import importlib.util
 import os
 import re
 import sys
+import traceback
 from dataclasses import dataclass, field
 
 from tilec.context import make_context, parse_module
 from tilec.diagnostics import Diagnostic, DiagnosticError
 from tilec.passes import registered_passes
-from tilec.passmanager import (Element, PipelineOptions, build_pass_manager, parse_pipeline,
-                               run_pipeline)
+from tilec.dialects import verify
+from tilec.passmanager import (Element, InternalPassError, PipelineOptions, build_pass_manager,
+                               parse_pipeline, run_pipeline)
+from tilec.reproducer import pipeline_reproducer
 from tilec.tools import verify_diagnostics
 
 USAGE = """usage: tilec-opt [options] [--PASS[=OPTIONS] ...] [FILE | -]
@@ -47,6 +50,10 @@ SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 
 class UsageError(Exception):
     pass
+
+
+class InputError(UsageError):
+    """Input or output that cannot be used (binary, not UTF-8, empty, unwritable)."""
 
 
 @dataclass
@@ -122,6 +129,7 @@ def parse_args(argv: list[str]) -> Args:
     if positional:
         args.input = positional[0]
     popts.print_generic = args.print_generic
+    popts.verify_ir = True
     return args
 
 
@@ -135,7 +143,19 @@ def load_plugin(path: str) -> None:
     spec = importlib.util.spec_from_file_location(f"tilec_plugin_{len(sys.modules)}", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:  # the plugin's own error: say where, and go no further
+        del sys.modules[spec.name]
+        line = getattr(err, "lineno", None) or _plugin_line(err, path)
+        raise InputError(f"cannot load pass plugin '{path}'{f' (line {line})' if line else ''}: "
+                         f"{type(err).__name__}: {err}") from None
+
+
+def _plugin_line(err: Exception, path: str) -> int | None:
+    """The line of the plugin file where `err` was raised."""
+    frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename == path]
+    return frames[-1].lineno if frames else None
 
 
 def list_passes() -> str:
@@ -164,11 +184,20 @@ def split_chunks(text: str, split: bool) -> list[tuple[int, str]]:
 
 
 def process_chunk(text: str, first_line: int, source_name: str, args: Args) -> str:
-    """The output IR of one chunk; raises DiagnosticError."""
+    """The output IR of one chunk; raises DiagnosticError (InternalPassError for a bug in a
+    pass, with `reproducer` set to the line that reproduces it)."""
     context = make_context(allow_unregistered_dialects=args.allow_unregistered)
     # Leading newlines keep line numbers those of the whole file.
     module = parse_module("\n" * (first_line - 1) + text, context, source_name)
-    run_pipeline(module, args.elements, args.pipeline_options)
+    verify.check(module)  # the dialects' rules IRDL cannot state, and the nesting depth
+    stage_input = module.operation.clone() if args.elements else None
+    try:
+        run_pipeline(module, args.elements, args.pipeline_options)
+    except InternalPassError as err:
+        name = os.path.splitext(os.path.basename(source_name))[0] or "input"
+        err.reproducer = pipeline_reproducer(name, stage_input, args.elements)
+        raise
+    verify.check(module)  # after upstream passes too
     return module.operation.get_asm(print_generic_op_form=args.print_generic,
                                     enable_debug_info=args.print_debuginfo)
 
@@ -181,15 +210,22 @@ def run(args: Args) -> int:
     build_pass_manager(args.elements, make_context(), args.pipeline_options)
     source_name = "<stdin>" if args.input == "-" else args.input
     try:
-        text = sys.stdin.read() if args.input == "-" else open(args.input).read()
+        data = sys.stdin.buffer.read() if args.input == "-" else open(args.input, "rb").read()
     except OSError as err:
         print(f"tilec-opt: error: cannot read '{args.input}': {err.strerror}", file=sys.stderr)
         return 1
-    outputs, failed = [], False
+    text = input_text(data, source_name)
+    outputs, failed, internal = [], False, False
     for first_line, chunk in split_chunks(text, args.split_input_file):
         try:
             outputs.append(process_chunk(chunk, first_line, source_name, args))
             diags: list[Diagnostic] = []
+        except InternalPassError as err:  # a bug in a pass: status 2, with its reproducer
+            print(err.format(), file=sys.stderr)
+            print(f"tilec-opt: internal error in pass '{err.pass_name}' (a bug in the pass, not "
+                  f"in the input)\n{err.reproducer}", file=sys.stderr)
+            internal = True
+            continue
         except DiagnosticError as err:
             diags = err.diagnostics
         if args.verify_diagnostics:
@@ -201,23 +237,44 @@ def run(args: Args) -> int:
         elif diags:
             print("\n".join(d.format() for d in diags), file=sys.stderr)
             failed = True
-    if not args.verify_diagnostics:
+    if not args.verify_diagnostics and not internal:
         _write(args.output, "// -----\n".join(outputs))
-    return 1 if failed else 0
+    return 2 if internal else 1 if failed else 0
+
+
+def input_text(data: bytes, source_name: str) -> str:
+    """The input as text; binary, non-UTF-8 or empty input is a usage error."""
+    if b"\0" in data:
+        raise InputError(f"'{source_name}' is binary (a NUL byte at offset {data.index(0)}), not "
+                         "MLIR text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"'{source_name}' is not UTF-8 text (byte 0x{data[err.start]:02x} at "
+                         f"offset {err.start})") from None
+    if not text.strip():
+        raise InputError(f"'{source_name}' is empty: expected MLIR (a module or functions)")
+    return text
 
 
 def _write(path: str, text: str) -> None:
     if path == "-":
         sys.stdout.write(text)
-    else:
+        return
+    try:
         with open(path, "w") as f:
             f.write(text)
+    except OSError as err:
+        raise InputError(f"cannot write '{path}': {err.strerror or err}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
         args = parse_args(sys.argv[1:] if argv is None else argv)
         return run(args)
+    except InputError as err:
+        print(f"tilec-opt: error: {err}", file=sys.stderr)
+        return 1
     except UsageError as err:
         print(f"tilec-opt: error: {err}\n(see tilec-opt --help)", file=sys.stderr)
         return 1

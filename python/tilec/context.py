@@ -10,7 +10,7 @@ import re
 from mlir import ir
 
 from tilec.dialects import load_dialects
-from tilec.diagnostics import DiagnosticError
+from tilec.diagnostics import Diagnostic, DiagnosticError
 
 
 def make_context(*, allow_unregistered_dialects: bool = False) -> ir.Context:
@@ -37,12 +37,40 @@ def _wrap_in_module(text: str) -> str:
     return "\n".join(lines) + "\n}"
 
 
+# MLIR's parser recurses once per nested region, type, attribute or bracket: deep enough
+# nesting overflows its stack (a crash, not an error). Text nested deeper is refused first.
+MAX_TEXT_NESTING = 1000
+_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|[{(\[<]|[})\]>]|\n')
+
+
+def nesting_error(text: str, source_name: str) -> DiagnosticError | None:
+    """The error for `text` whose brackets nest deeper than MAX_TEXT_NESTING, or None."""
+    depth, line = 0, 1
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token == "\n":
+            line += 1
+        elif token in "{([<":
+            depth += 1
+            if depth > MAX_TEXT_NESTING:
+                return DiagnosticError([Diagnostic(
+                    "error", f"brackets nest more than {MAX_TEXT_NESTING} deep here (regions, "
+                             "types or attributes): tilec does not parse IR nested that deep",
+                    source_name, line, match.start() - text.rfind("\n", 0, match.start()))])
+        elif token in "})]>":
+            depth -= 1
+    return None
+
+
 def parse_module(text: str, context: ir.Context, source_name: str = "<stdin>") -> ir.OpView:
     """Parse and verify `text`; top-level ops other than one `builtin.module` are wrapped in one.
 
     Returns the `builtin.module` op. Locations keep `source_name` and the line numbers of `text`, so diagnostics point into the
     user's file. Raises `DiagnosticError` on a syntax or verification error.
     """
+    too_deep = nesting_error(text, source_name)
+    if too_deep is not None:
+        raise too_deep
     with context:
         try:
             op = ir.Operation.parse(text, source_name=source_name)

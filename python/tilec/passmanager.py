@@ -17,6 +17,7 @@ from mlir import ir
 from mlir.passmanager import PassManager
 
 from tilec.diagnostics import DiagnosticError
+from tilec.dialects.verify import verify
 from tilec.passbase import OptionError, Pass, PassFailure
 from tilec.passes import get_pass
 
@@ -124,7 +125,18 @@ class PipelineOptions:
     print_ir_after: set[str] = field(default_factory=set)
     print_generic: bool = False
     verify_each: bool = True
+    # also check the rules of dialects/verify.py after every tilec pass (tilec-opt does)
+    verify_ir: bool = False
     dump_dir: str | None = None  # write the IR after every pass into this folder
+
+
+class InternalPassError(DiagnosticError):
+    """A tilec pass raised, or left IR that breaks the dialects' rules: a bug in tilec (or in a
+    plugin's pass), not in its input. `pass_name` names the pass."""
+
+    def __init__(self, diagnostics, pass_name: str):
+        super().__init__(diagnostics)
+        self.pass_name = pass_name
 
 
 def _print_ir_pass(when: str, pass_name: str, generic: bool):
@@ -136,20 +148,34 @@ def _print_ir_pass(when: str, pass_name: str, generic: bool):
     return run
 
 
-def _python_pass(p: Pass):
+def _python_pass(p: Pass, options: PipelineOptions, internal: list[str]):
+    """The pass manager's callback running `p`; a pass that raises, or (with `verify_ir`) leaves
+    IR breaking the dialects' rules, is recorded in `internal`."""
     def run(op: ir.Operation, handle) -> None:
         try:
             with op.context, op.location:
                 p.run(op)
         except PassFailure:
             handle.signal_pass_failure()
+            return
         except Exception as exc:  # an internal compiler error: report it as a diagnostic
             detail = "".join(traceback.format_exception(exc)) if os.environ.get(
                 "TILEC_TRACEBACK") else f"{type(exc).__name__}: {exc}"
             op.location.emit_error(
                 f"internal error in pass '{p.name}' (set TILEC_TRACEBACK=1 for the traceback): "
                 f"{detail}")
+            internal.append(p.name)
             handle.signal_pass_failure()
+            return
+        if options.verify_ir:
+            with op.context:
+                problems = verify(op)
+            for problem in problems:
+                problem.op.location.emit_error(f"{problem.message} (in the IR pass '{p.name}' "
+                                               "produced)")
+            if problems:
+                internal.append(p.name)
+                handle.signal_pass_failure()
 
     return run
 
@@ -166,9 +192,12 @@ def instantiate(element: Element) -> Pass | None:
 
 
 def build_pass_manager(elements: list[Element | Pass], context: ir.Context,
-                       options: PipelineOptions | None = None) -> PassManager:
-    """A PassManager on `builtin.module` running `elements` in order (Pass objects allowed)."""
+                       options: PipelineOptions | None = None,
+                       internal: list[str] | None = None) -> PassManager:
+    """A PassManager on `builtin.module` running `elements` in order (Pass objects allowed);
+    the tilec passes that fail internally are added to `internal`."""
     options = options or PipelineOptions()
+    internal = [] if internal is None else internal
     with context:
         pm = PassManager(MODULE_ANCHOR)
         pm.enable_verifier(options.verify_each)
@@ -179,18 +208,19 @@ def build_pass_manager(elements: list[Element | Pass], context: ir.Context,
                                   print_generic_op_form=options.print_generic,
                                   tree_printing_dir_path=options.dump_dir)
         for element in elements:
-            _add(pm, element, options)
+            _add(pm, element, options, internal)
     return pm
 
 
-def _add(pm: PassManager, element: Element | Pass, options: PipelineOptions) -> None:
+def _add(pm: PassManager, element: Element | Pass, options: PipelineOptions,
+         internal: list[str]) -> None:
     tilec_pass = element if isinstance(element, Pass) else instantiate(element)
     names = [element.name] if isinstance(element, Pass) else element.pass_names()
     label = str(element) if isinstance(element, Pass) else element.text()
     if any(n in options.print_ir_before for n in names):
         pm.add(_print_ir_pass("Before", label, options.print_generic), name="print-ir")
     if tilec_pass is not None:
-        pm.add(_python_pass(tilec_pass), name=type(tilec_pass).__name__,
+        pm.add(_python_pass(tilec_pass, options, internal), name=type(tilec_pass).__name__,
                argument=tilec_pass.name, description=tilec_pass.summary)
     else:
         _add_upstream(pm, element)
@@ -226,9 +256,14 @@ def _clean_pipeline_error(message: str, text: str) -> str:
 
 def run_pipeline(module: ir.OpView | ir.Operation, elements: list[Element | Pass],
                  options: PipelineOptions | None = None) -> None:
-    """Run `elements` on `module` in place; raises DiagnosticError on failure."""
-    pm = build_pass_manager(elements, module.context, options)
+    """Run `elements` on `module` in place; raises DiagnosticError on failure (an
+    InternalPassError when a tilec pass failed internally)."""
+    internal: list[str] = []
+    pm = build_pass_manager(elements, module.context, options, internal)
     try:
         pm.run(module.operation)
     except ir.MLIRError as err:
-        raise DiagnosticError.from_mlir(err) from None
+        failure = DiagnosticError.from_mlir(err)
+        if internal:
+            raise InternalPassError(failure.diagnostics, internal[0]) from None
+        raise failure from None

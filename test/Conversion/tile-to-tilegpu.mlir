@@ -23,10 +23,10 @@ func.func @range_1d() {
 // 2-D: lanes go along the fastest (last) dimension first, up to its extent, then warps; what is
 // left goes to the slower dimension. Scalars keep their types.
 // CHECK-LABEL: func.func @shapes_2d
-// CHECK-SAME: (%arg0: f32)
+// CHECK-SAME: (%arg0: f32, %arg1: f16)
 // CHECK: "tile.splat"(%arg0) : (f32) -> tensor<64x128xf32, #tilegpu.blocked<[1, 1], [1, 32], [1, 4], [1, 0]>>
 // CHECK: "tile.splat"(%arg0) : (f32) -> tensor<32x64xf32, #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>>
-// CHECK: "tile.splat"(%arg0) : (f32) -> tensor<128x16xf16, #tilegpu.blocked<[1, 1], [2, 16], [4, 1], [1, 0]>>
+// CHECK: "tile.splat"(%arg1) : (f16) -> tensor<128x16xf16, #tilegpu.blocked<[1, 1], [2, 16], [4, 1], [1, 0]>>
 // CHECK: "tile.splat"(%arg0) : (f32) -> tensor<8x8xf32, #tilegpu.blocked<[1, 1], [4, 8], [4, 1], [1, 0]>>
 // CHECK: "tile.splat"(%arg0) : (f32) -> tensor<2x4x256xf32, #tilegpu.blocked<[1, 1, 1], [1, 1, 32], [1, 1, 4], [2, 1, 0]>>
 // W8-LABEL: func.func @shapes_2d
@@ -35,10 +35,10 @@ func.func @range_1d() {
 // W8: tensor<128x16xf16, #tilegpu.blocked<[1, 1], [2, 16], [8, 1], [1, 0]>>
 // W8: tensor<8x8xf32, #tilegpu.blocked<[1, 1], [4, 8], [8, 1], [1, 0]>>
 // W8: tensor<2x4x256xf32, #tilegpu.blocked<[1, 1, 1], [1, 1, 32], [1, 1, 8], [2, 1, 0]>>
-func.func @shapes_2d(%x: f32) {
+func.func @shapes_2d(%x: f32, %h: f16) {
   %a = "tile.splat"(%x) : (f32) -> tensor<64x128xf32>
   %b = "tile.splat"(%x) : (f32) -> tensor<32x64xf32>
-  %c = "tile.splat"(%x) : (f32) -> tensor<128x16xf16>
+  %c = "tile.splat"(%h) : (f16) -> tensor<128x16xf16>
   %d = "tile.splat"(%x) : (f32) -> tensor<8x8xf32>
   %e = "tile.splat"(%x) : (f32) -> tensor<2x4x256xf32>
   return

@@ -68,11 +68,11 @@ func.func @memdesc_subview(%stage: i32) {
 
 // memdesc_trans: the same 2-D buffer with its dimensions (and the layout's order) swapped.
 // CHECK-LABEL: func.func @memdesc_trans
-// CHECK: [[BUF:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>
-// CHECK: "tilegpu.memdesc_trans"([[BUF]]) : (!tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>) -> !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [0, 1]>, false>
+// CHECK: [[BUF:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, true>
+// CHECK: "tilegpu.memdesc_trans"([[BUF]]) : (!tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, true>) -> !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [0, 1]>, true>
 func.func @memdesc_trans() {
-  %buf = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>
-  %t = "tilegpu.memdesc_trans"(%buf) : (!tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>) -> !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [0, 1]>, false>
+  %buf = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, true>
+  %t = "tilegpu.memdesc_trans"(%buf) : (!tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, true>) -> !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [0, 1]>, true>
   return
 }
 

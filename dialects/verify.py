@@ -1,0 +1,590 @@
+"""What IRDL cannot say about `tile` and `tilegpu` IR, checked in Python: shapes, element types,
+pointees, layouts and memdescs that agree as dialects/README.md says.
+
+`verify(module)` walks the module without recursion (an explicit stack: nesting depth is the
+input's to choose) and returns one `Problem` (the op and a message) per broken rule; `tilec-opt`
+reports them as diagnostics after parsing and after every pass (`check(module)` raises them as a
+DiagnosticError). Regions nested deeper than `MAX_NESTING` are reported instead of walked further:
+every pass keeps within the interpreter's recursion limit below that depth.
+
+A rule is a function of the op in `RULES`, returning a message or None; helpers read types
+(`_shape`, `_element`, `_pointee`) of scalars and tensors alike.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mlir import ir
+
+from tilec.diagnostics import Diagnostic, DiagnosticError, file_line_col
+from tilec.dialects import tile
+from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
+                                    NvmmaSharedLayout, SharedLayout, SliceLayout, layout_from_attr)
+
+MAX_NESTING = 128  # region levels; Python allows 20 nested blocks in a kernel's source
+
+
+@dataclass
+class Problem:
+    op: ir.Operation
+    message: str
+
+
+# --- reading types ------------------------------------------------------------------------------
+
+def _is_tensor(t: ir.Type) -> bool:
+    return isinstance(t, ir.RankedTensorType)
+
+
+def _shape(t: ir.Type) -> list[int]:
+    return list(t.shape) if _is_tensor(t) else []
+
+
+def _element(t: ir.Type) -> ir.Type:
+    return t.element_type if _is_tensor(t) else t
+
+
+def _pointee(t: ir.Type) -> ir.Type | None:
+    """The pointee of a pointer or of a tensor of pointers; None for anything else."""
+    element = _element(t)
+    return tile.ptr_pointee(element) if tile.is_ptr(element) else None
+
+
+def _is_int(t: ir.Type) -> bool:
+    return isinstance(_element(t), ir.IntegerType)
+
+
+def _is_float(t: ir.Type) -> bool:
+    return isinstance(_element(t), ir.FloatType)
+
+
+def _is_i1(t: ir.Type) -> bool:
+    e = _element(t)
+    return isinstance(e, ir.IntegerType) and e.width == 1
+
+
+def _bits(t: ir.Type) -> int:
+    e = _element(t)
+    if tile.is_ptr(e):
+        return 64
+    return e.width if isinstance(e, (ir.IntegerType, ir.FloatType)) else -1
+
+
+def _text(t: ir.Type) -> str:
+    return str(t)
+
+
+def _same_shape(what: str, a: ir.Type, b: ir.Type) -> str | None:
+    if _shape(a) != _shape(b):
+        return f"{what}: shape {_shape(b)} differs from {_shape(a)}"
+    return None
+
+
+def _first(*messages: str | None) -> str | None:
+    return next((m for m in messages if m), None)
+
+
+def _int_attr(op: ir.Operation, name: str) -> int:
+    return ir.IntegerAttr(op.attributes[name]).value
+
+
+def _operand(op: ir.Operation, group: int, groups: str = "operandSegmentSizes") -> ir.Value | None:
+    """The value of optional operand group `group` of an op with segment sizes (None: absent)."""
+    sizes = list(ir.DenseI32ArrayAttr(op.attributes[groups]))
+    if not sizes[group]:
+        return None
+    index = sum(sizes[:group])
+    return op.operands[index] if groups == "operandSegmentSizes" else op.results[index]
+
+
+# --- tile ops -------------------------------------------------------------------------------------
+
+def _grid_axis(op) -> str | None:
+    axis = _int_attr(op, "axis")
+    return None if 0 <= axis <= 2 else f"axis {axis} is not a grid axis (0, 1 or 2)"
+
+
+def _make_range(op) -> str | None:
+    start, end, t = _int_attr(op, "start"), _int_attr(op, "end"), op.results[0].type
+    if end <= start:
+        return f"end ({end}) must be greater than start ({start})"
+    if (end - start) & (end - start - 1):
+        return f"the range's length {end - start} is not a power of two"
+    if _shape(t) != [end - start] or _text(_element(t)) != "i32":
+        return f"result must be tensor<{end - start}xi32>, got {t}"
+    return None
+
+
+def _splat(op) -> str | None:
+    src, result = op.operands[0].type, op.results[0].type
+    if _is_tensor(src):
+        return f"operand must be a scalar, got {src}"
+    if _element(result) != src:
+        return f"result element type {_element(result)} differs from the operand's type {src}"
+    return None
+
+
+def _same_element(op, src: ir.Type, result: ir.Type) -> str | None:
+    if _element(src) != _element(result):
+        return f"result element type {_element(result)} differs from the operand's {_element(src)}"
+    return None
+
+
+def _broadcast(op) -> str | None:
+    src, result = op.operands[0].type, op.results[0].type
+    s, r = _shape(src), _shape(result)
+    if len(s) != len(r) or any(a not in (1, b) for a, b in zip(s, r)):
+        return f"cannot broadcast shape {s} to {r} (same rank; only dimensions of size 1 stretch)"
+    return _same_element(op, src, result)
+
+
+def _expand_dims(op) -> str | None:
+    src, result = op.operands[0].type, op.results[0].type
+    axis, s = _int_attr(op, "axis"), _shape(src)
+    if not 0 <= axis <= len(s):
+        return f"axis {axis} is out of range for an operand of rank {len(s)}"
+    if _shape(result) != s[:axis] + [1] + s[axis:]:
+        return f"result shape must be {s[:axis] + [1] + s[axis:]}, got {_shape(result)}"
+    return _same_element(op, src, result)
+
+
+def _reshape(op) -> str | None:
+    src, result = op.operands[0].type, op.results[0].type
+    if math.prod(_shape(src)) != math.prod(_shape(result)):
+        return (f"cannot reshape {math.prod(_shape(src))} elements {_shape(src)} into "
+                f"{_shape(result)}")
+    return _same_element(op, src, result)
+
+
+def _trans(op) -> str | None:
+    src, result = op.operands[0].type, op.results[0].type
+    order, s = list(ir.DenseI32ArrayAttr(op.attributes["order"])), _shape(src)
+    if sorted(order) != list(range(len(s))):
+        return f"order {order} is not a permutation of the operand's {len(s)} dimensions"
+    if _shape(result) != [s[i] for i in order]:
+        return f"result shape must be {[s[i] for i in order]}, got {_shape(result)}"
+    return _same_element(op, src, result)
+
+
+def _join(op) -> str | None:
+    lhs, rhs, result = op.operands[0].type, op.operands[1].type, op.results[0].type
+    if _shape(lhs) != _shape(rhs) or _element(lhs) != _element(rhs):
+        return f"operands differ: {lhs} and {rhs}"
+    if _shape(result) != _shape(lhs) + [2]:
+        return f"result shape must be {_shape(lhs) + [2]}, got {_shape(result)}"
+    return _same_element(op, lhs, result)
+
+
+def _split(op) -> str | None:
+    src, lhs, rhs = op.operands[0].type, op.results[0].type, op.results[1].type
+    s = _shape(src)
+    if not s or s[-1] != 2:
+        return f"the operand's last dimension must be 2, got shape {s}"
+    if _shape(lhs) != s[:-1] or _shape(rhs) != s[:-1]:
+        return f"results must have shape {s[:-1]}, got {_shape(lhs)} and {_shape(rhs)}"
+    return _first(_same_element(op, src, lhs), _same_element(op, src, rhs))
+
+
+def _addptr(op) -> str | None:
+    ptr, offset = op.operands[0].type, op.operands[1].type
+    if _pointee(ptr) is None:
+        return f"ptr must be a pointer or a tensor of pointers, got {ptr}"
+    if not _is_int(offset) or _is_tensor(offset) and tile.is_ptr(_element(offset)):
+        return f"offset must be an integer or a tensor of integers, got {offset}"
+    return _same_shape("offset", ptr, offset)
+
+
+def _mask(op, mask: ir.Value | None, like: ir.Type) -> str | None:
+    if mask is None:
+        return None
+    if not _is_i1(mask.type):
+        return f"mask must be i1, got {mask.type}"
+    return _same_shape("mask", like, mask.type)
+
+
+def _load(op) -> str | None:
+    ptr, result = op.operands[0].type, op.results[0].type
+    pointee = _pointee(ptr)
+    if pointee is None:
+        return f"ptr must be a pointer or a tensor of pointers, got {ptr}"
+    if _element(result) != pointee:
+        return f"result element type {_element(result)} differs from the pointee {pointee}"
+    return _first(_same_shape("result", ptr, result), _mask(op, _operand(op, 1), ptr))
+
+
+def _store(op) -> str | None:
+    ptr, value = op.operands[0].type, op.operands[1].type
+    pointee = _pointee(ptr)
+    if pointee is None:
+        return f"ptr must be a pointer or a tensor of pointers, got {ptr}"
+    if _element(value) != pointee:
+        return f"value element type {_element(value)} differs from the pointee {pointee}"
+    mask = op.operands[2] if len(op.operands) > 2 else None
+    return _first(_same_shape("value", ptr, value), _mask(op, mask, ptr))
+
+
+def _matmul_shapes(a: list[int], b: list[int], c: list[int]) -> str | None:
+    if len(a) not in (2, 3) or len(b) != len(a) or len(c) != len(a):
+        return f"operands must all be 2-D (or 3-D, batched), got {a}, {b} and {c}"
+    if a[-1] != b[-2] or c[-2:] != [a[-2], b[-1]] or a[:-2] != b[:-2] or a[:-2] != c[:-2]:
+        return f"shapes do not multiply: {a} x {b} -> {c}"
+    return None
+
+
+def _dot(op) -> str | None:
+    a, b, c = (v.type for v in op.operands)
+    if _element(a) != _element(b) and not (_bits(a) == _bits(b) == 8 and _is_float(a)
+                                           and _is_float(b)):
+        return f"operands' element types differ: {_element(a)} and {_element(b)}"
+    return _matmul_shapes(_shape(a), _shape(b), _shape(c))
+
+
+def _combining(op) -> str | None:
+    sources = [v for v in op.operands]
+    axis, s = _int_attr(op, "axis"), _shape(sources[0].type)
+    if any(_shape(v.type) != s for v in sources):
+        return f"operands differ in shape: {[_shape(v.type) for v in sources]}"
+    if not 0 <= axis < len(s):
+        return f"axis {axis} is out of range for operands of rank {len(s)}"
+    expected = s if op.name == "tile.scan" else s[:axis] + s[axis + 1:]
+    for src, result in zip(sources, op.results):
+        if _shape(result.type) != expected:
+            return f"result shape must be {expected}, got {_shape(result.type)}"
+        if _element(result.type) != _element(src.type):
+            return (f"result element type {_element(result.type)} differs from the operand's "
+                    f"{_element(src.type)}")
+    blocks = list(op.regions[0].blocks)
+    if len(blocks) != 1:
+        return "the combine region must have one block"
+    arguments = [a.type for a in blocks[0].arguments]
+    wanted = [_element(v.type) for v in sources] * 2
+    if arguments != wanted:
+        return (f"the combine block takes ({', '.join(map(str, arguments))}); expected "
+                f"({', '.join(map(str, wanted))})")
+    return None
+
+
+def _inline_asm(op) -> str | None:
+    shapes = {tuple(_shape(v.type)) for v in [*op.operands, *op.results]}
+    if len(shapes) > 1:
+        return f"operands and results differ in shape: {sorted(shapes)}"
+    return None
+
+
+def _sort(op) -> str | None:
+    src, axis = op.operands[0].type, _int_attr(op, "axis")
+    if not _shape(src) or axis != len(_shape(src)) - 1:
+        return f"sorts along the last dimension only: axis {axis}, shape {_shape(src)}"
+    return None
+
+
+def _gather(op) -> str | None:
+    src, index, result = op.operands[0].type, op.operands[1].type, op.results[0].type
+    axis, s, i = _int_attr(op, "axis"), _shape(src), _shape(index)
+    if not _is_int(index):
+        return f"index must be an integer tensor, got {index}"
+    if len(i) != len(s) or not 0 <= axis < len(s):
+        return f"index {i} must have the rank of src {s}, and axis {axis} be one of its dimensions"
+    if any(a != b for d, (a, b) in enumerate(zip(s, i)) if d != axis):
+        return f"index {i} and src {s} differ outside axis {axis}"
+    return _first(_same_shape("result", index, result), _same_element(op, src, result))
+
+
+def _histogram(op) -> str | None:
+    src, result = op.operands[0].type, op.results[0].type
+    if len(_shape(src)) != 1 or not _is_int(src):
+        return f"operand must be a 1-D integer tensor, got {src}"
+    if len(_shape(result)) != 1 or _text(_element(result)) != "i32":
+        return f"result must be a 1-D i32 tensor, got {result}"
+    return None
+
+
+def _cat(op) -> str | None:
+    lhs, rhs, result = op.operands[0].type, op.operands[1].type, op.results[0].type
+    a, b = _shape(lhs), _shape(rhs)
+    if not a or a[1:] != b[1:] or len(a) != len(b) or _element(lhs) != _element(rhs):
+        return f"operands must agree except along dimension 0: {lhs} and {rhs}"
+    if _shape(result) != [a[0] + b[0]] + a[1:]:
+        return f"result shape must be {[a[0] + b[0]] + a[1:]}, got {_shape(result)}"
+    return _same_element(op, lhs, result)
+
+
+_FLOAT_RMW, _INT_RMW = {"fadd"}, {"add", "and", "or", "xor", "umax", "umin"}
+
+
+def _atomic(op, value: ir.Type, mask: ir.Value | None) -> str | None:
+    ptr = op.operands[0].type
+    pointee = _pointee(ptr)
+    if pointee is None:
+        return f"ptr must be a pointer or a tensor of pointers, got {ptr}"
+    if _element(value) != pointee:
+        return f"value element type {_element(value)} differs from the pointee {pointee}"
+    return _first(_same_shape("value", ptr, value), _mask(op, mask, ptr))
+
+
+def _atomic_rmw(op) -> str | None:
+    kind, value = ir.StringAttr(op.attributes["rmw_op"]).value, op.operands[1].type
+    if kind in _FLOAT_RMW and not _is_float(value):
+        return f"'{kind}' needs floating-point values, got {_element(value)}"
+    if kind in _INT_RMW and not _is_int(value):
+        return f"'{kind}' needs integer values, got {_element(value)}"
+    return _atomic(op, value, op.operands[2] if len(op.operands) > 2 else None)
+
+
+def _atomic_cas(op) -> str | None:
+    return _atomic(op, op.operands[2].type, None)
+
+
+def _fp_to_fp(op) -> str | None:
+    src, result = op.operands[0].type, op.results[0].type
+    if not (_is_float(src) and _is_float(result)):
+        return f"converts floats to floats, not {_element(src)} to {_element(result)}"
+    return _same_shape("result", src, result)
+
+
+def _bitcast(op) -> str | None:
+    src, result = op.operands[0].type, op.results[0].type
+    if _bits(src) != _bits(result) or _bits(src) < 0:
+        return f"cannot reinterpret {_element(src)} as {_element(result)}: the widths differ"
+    return _same_shape("result", src, result)
+
+
+def _ptr_to_int(op) -> str | None:
+    src, result = op.operands[0].type, op.results[0].type
+    if _pointee(src) is None or _text(_element(result)) != "i64":
+        return f"converts pointers to i64, not {_element(src)} to {_element(result)}"
+    return _same_shape("result", src, result)
+
+
+def _int_to_ptr(op) -> str | None:
+    src, result = op.operands[0].type, op.results[0].type
+    if _text(_element(src)) != "i64" or _pointee(result) is None:
+        return f"converts i64 to pointers, not {_element(src)} to {_element(result)}"
+    return _same_shape("result", src, result)
+
+
+def _assert(op) -> str | None:
+    condition = op.operands[0].type
+    return None if _is_i1(condition) else f"condition must be i1, got {condition}"
+
+
+# --- tilegpu ops ----------------------------------------------------------------------------------
+
+def _memdesc(t: ir.Type) -> MemDesc | None:
+    return MemDesc.from_type(t) if str(t).startswith("!tilegpu.memdesc<") else None
+
+
+def _same_data(what: str, tensor: ir.Type, desc: MemDesc) -> str | None:
+    """A tensor and a buffer holding the same elements."""
+    if tuple(_shape(tensor)) != desc.shape or _text(_element(tensor)) != desc.element_type:
+        return (f"{what}: {_shape(tensor)} x {_element(tensor)} differs from the buffer's "
+                f"{list(desc.shape)} x {desc.element_type}")
+    return None
+
+
+def _convert_layout(op) -> str | None:
+    src, result = op.operands[0].type, op.results[0].type
+    return _first(_same_shape("result", src, result), _same_element(op, src, result))
+
+
+def _local_alloc(op) -> str | None:
+    desc = _memdesc(op.results[0].type)
+    if not len(op.operands):
+        return None if desc.mutable else "an uninitialised buffer must be mutable"
+    return _same_data("the initial value", op.operands[0].type, desc)
+
+
+def _local_load(op) -> str | None:
+    return _same_data("result", op.results[0].type, _memdesc(op.operands[0].type))
+
+
+def _local_store(op) -> str | None:
+    desc = _memdesc(op.operands[1].type)
+    if not desc.mutable:
+        return "stores into an immutable buffer"
+    return _same_data("value", op.operands[0].type, desc)
+
+
+def _memdesc_subview(op) -> str | None:
+    src, result = _memdesc(op.operands[0].type), _memdesc(op.results[0].type)
+    offsets = list(op.operands)[1:]
+    if len(offsets) != len(src.shape):
+        return f"{len(offsets)} offsets for a buffer of rank {len(src.shape)}"
+    if any(_text(v.type) != "i32" for v in offsets):
+        return "offsets must be i32"
+    tail = src.shape[len(src.shape) - len(result.shape):]
+    if len(result.shape) > len(src.shape) or any(r > s for r, s in zip(result.shape, tail)):
+        return f"a view {list(result.shape)} does not fit in {list(src.shape)}"
+    if result.element_type != src.element_type:
+        return f"element type {result.element_type} differs from the buffer's {src.element_type}"
+    return None
+
+
+def _memdesc_trans(op) -> str | None:
+    src, result = _memdesc(op.operands[0].type), _memdesc(op.results[0].type)
+    if len(src.shape) != 2 or result.shape != src.shape[::-1]:
+        return f"transposes 2-D buffers: {list(src.shape)} -> {list(result.shape)}"
+    if result.element_type != src.element_type:
+        return f"element type {result.element_type} differs from the buffer's {src.element_type}"
+    return None
+
+
+def _async_copy(op) -> str | None:
+    src, desc = op.operands[0].type, _memdesc(op.operands[1].type)
+    pointee = _pointee(src)
+    if pointee is None or not _is_tensor(src):
+        return f"src must be a tensor of pointers, got {src}"
+    if tuple(_shape(src)) != desc.shape[len(desc.shape) - len(_shape(src)):] or \
+            _text(pointee) != desc.element_type:
+        return (f"copies {_shape(src)} x {pointee} into a buffer of {list(desc.shape)} x "
+                f"{desc.element_type}")
+    return _mask(op, _operand(op, 2), src)
+
+
+def _async_wait(op) -> str | None:
+    num = _int_attr(op, "num")
+    return None if num >= 0 else f"num must not be negative, got {num}"
+
+
+def _warpgroup_dot(op) -> str | None:
+    a, b, c = (v.type for v in op.operands)
+    da, db = _memdesc(a), _memdesc(b)
+    if db is None:
+        return f"b must be a buffer in shared memory, got {b}"
+    a_shape = list(da.shape) if da is not None else _shape(a)
+    return _matmul_shapes(a_shape, list(db.shape), _shape(c))
+
+
+def _warpgroup_dot_wait(op) -> str | None:
+    if [v.type for v in op.operands] != [r.type for r in op.results]:
+        return "results must have the types of the inputs"
+    pendings = _int_attr(op, "pendings")
+    return None if pendings >= 0 else f"pendings must not be negative, got {pendings}"
+
+
+RULES: dict[str, Callable[[ir.Operation], str | None]] = {
+    "tile.program_id": _grid_axis, "tile.num_programs": _grid_axis,
+    "tile.make_range": _make_range, "tile.splat": _splat, "tile.broadcast": _broadcast,
+    "tile.expand_dims": _expand_dims, "tile.reshape": _reshape, "tile.trans": _trans,
+    "tile.join": _join, "tile.split": _split, "tile.addptr": _addptr, "tile.load": _load,
+    "tile.store": _store, "tile.dot": _dot, "tile.reduce": _combining, "tile.scan": _combining,
+    "tile.elementwise_inline_asm": _inline_asm, "tile.sort": _sort, "tile.gather": _gather,
+    "tile.histogram": _histogram, "tile.cat": _cat, "tile.atomic_rmw": _atomic_rmw,
+    "tile.atomic_cas": _atomic_cas, "tile.fp_to_fp": _fp_to_fp, "tile.bitcast": _bitcast,
+    "tile.ptr_to_int": _ptr_to_int, "tile.int_to_ptr": _int_to_ptr, "tile.assert": _assert,
+    "tilegpu.convert_layout": _convert_layout, "tilegpu.local_alloc": _local_alloc,
+    "tilegpu.local_load": _local_load, "tilegpu.local_store": _local_store,
+    "tilegpu.memdesc_subview": _memdesc_subview, "tilegpu.memdesc_trans": _memdesc_trans,
+    "tilegpu.async_copy_global_to_local": _async_copy, "tilegpu.async_wait": _async_wait,
+    "tilegpu.warpgroup_dot": _warpgroup_dot, "tilegpu.warpgroup_dot_wait": _warpgroup_dot_wait,
+}
+
+
+# --- types of every value: static shapes, layouts that fit ----------------------------------------
+
+@dataclass
+class _Module:
+    """What a module says of its threads (absent before convert-tile-to-tilegpu)."""
+    num_warps: int | None
+    threads_per_warp: int | None
+
+
+def _layout_problem(layout, rank: int, where: _Module) -> str | None:
+    """Why `layout` cannot lay out a tensor of `rank` in this module, or None."""
+    if layout.rank != rank:
+        return f"layout {layout.text()} has rank {layout.rank}, the tensor {rank}"
+    while isinstance(layout, (SliceLayout, DotOperandLayout)):
+        layout = layout.parent
+    if isinstance(layout, (SharedLayout, NvmmaSharedLayout)):
+        return f"{layout.text()} is a shared-memory layout, not one of registers"
+    warps = None
+    if isinstance(layout, BlockedLayout):
+        lanes = math.prod(layout.threads_per_warp)
+        if where.threads_per_warp is not None and lanes != where.threads_per_warp:
+            return (f"layout {layout.text()} has {lanes} lanes a warp; the module's warps have "
+                    f"{where.threads_per_warp}")
+        warps = math.prod(layout.warps_per_cta)
+    elif isinstance(layout, MmaLayout):
+        warps = math.prod(layout.warps_per_cta)
+    if where.num_warps is not None and warps is not None and warps != where.num_warps:
+        return f"layout {layout.text()} spans {warps} warps; the module has {where.num_warps}"
+    return None
+
+
+def _type_problem(t: ir.Type, where: _Module) -> str | None:
+    if _is_tensor(t):
+        if not t.has_static_shape:
+            return f"{t}: tensors of tile programs have static shapes"
+        if t.encoding is not None:
+            try:
+                layout = layout_from_attr(t.encoding)
+            except ValueError as err:
+                return f"{t}: {err}"
+            return _layout_problem(layout, t.rank, where)
+    elif str(t).startswith("!tilegpu.memdesc<"):
+        try:
+            desc = MemDesc.from_type(t)
+        except ValueError as err:
+            return f"{t}: {err}"
+        if not all(d > 0 for d in desc.shape):
+            return f"{t}: a buffer's dimensions must be positive"
+    return None
+
+
+def _module_facts(module: ir.Operation) -> _Module:
+    attrs = module.attributes
+
+    def read(name: str) -> int | None:
+        return ir.IntegerAttr(attrs[name]).value if name in attrs else None
+    return _Module(read("tilegpu.num_warps"), read("tilegpu.threads_per_warp"))
+
+
+def verify(module: ir.Operation) -> list[Problem]:
+    """Every broken rule in `module` (the builtin.module op), in walk order."""
+    module = module.operation
+    where = _module_facts(module)
+    problems: list[Problem] = []
+    stack = [(module, 0)]
+    too_deep = False
+    while stack:
+        op, depth = stack.pop()
+        if depth > MAX_NESTING:
+            if not too_deep:  # once: what is nested inside is not looked at
+                problems.append(Problem(op, f"regions nest more than {MAX_NESTING} deep here; "
+                                            "tilec handles at most that"))
+            too_deep = True
+            continue
+        blocks = [block for region in op.regions for block in region.blocks]
+        # every value's type: its results, and the arguments of the blocks it holds
+        types = [r.type for r in op.results] + [a.type for b in blocks for a in b.arguments]
+        message = next((m for m in (_type_problem(t, where) for t in types) if m), None)
+        rule = RULES.get(op.name)
+        if message is None and rule is not None:
+            message = _checked(rule, op)
+        if message:
+            problems.append(Problem(op, f"'{op.name}' op {message}"))
+        children = [(child.operation, depth + 1) for block in blocks
+                    for child in block.operations]
+        stack.extend(reversed(children))
+    return problems
+
+
+def _checked(rule, op: ir.Operation) -> str | None:
+    """A rule's verdict; a rule reading a malformed operand (a memdesc where IRDL allowed
+    anything) says what it could not read rather than failing."""
+    try:
+        return rule(op)
+    except (ValueError, TypeError, IndexError, KeyError) as err:
+        return f"has operands or attributes of the wrong kind ({type(err).__name__}: {err})"
+
+
+def check(module: ir.Operation) -> None:
+    """Raise the problems of `module` as a DiagnosticError (each at its op's location)."""
+    with module.context:
+        problems = verify(module)
+    if problems:
+        raise DiagnosticError([Diagnostic("error", p.message,
+                                          *(file_line_col(p.op.location) or (None,) * 3))
+                               for p in problems])
