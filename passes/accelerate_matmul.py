@@ -55,7 +55,7 @@ from tilec.analysis.wgmma import instruction_fits, nvmma_layout
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
                                     NvmmaSharedLayout, SharedLayout, transposed_order)
-from tilec.passbase import Option, Pass, ops_in, register
+from tilec.passbase import TARGET, Option, Pass, ops_in, register, require_layouts
 
 MMA_INSTR = (16, 8)  # m, n of mma.sync; k = 8 * k_width
 
@@ -327,9 +327,10 @@ def _elementwise_cast(value: ir.Value, element: ir.Type, before: ir.Operation) -
 class AccelerateMatmul(Pass):
     name = "tilegpu-accelerate-matmul"
     summary = "dot results to mma layouts, operands to dot-operand layouts (or FMA layouts)"
-    options = (Option("target", str, "cuda:90", "the GPU (cuda:<compute capability>)"),)
+    options = (Option("target", str, "cuda:90", "the GPU (cuda:<compute capability>)", *TARGET),)
 
     def run(self, module: ir.Operation) -> None:
+        require_layouts(self, module)
         attrs = module.attributes
         num_warps = ir.IntegerAttr(attrs["tilegpu.num_warps"]).value \
             if "tilegpu.num_warps" in attrs else 4

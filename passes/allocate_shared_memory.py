@@ -30,7 +30,7 @@ from tilec.analysis.shared_memory import (ALIGNMENT, BYTES_ATTR, OFFSET_ATTR, VI
 from tilec.analysis.wgmma import swizzle_period
 from tilec.dialects.tilegpu import MemDesc, NvmmaSharedLayout
 from tilec.diagnostics import file_line_col
-from tilec.passbase import Pass, register
+from tilec.passbase import Pass, register, require_layouts
 
 
 @dataclass
@@ -142,6 +142,7 @@ class AllocateSharedMemory(Pass):
     summary = "Liveness-based offsets for every shared buffer; total on the module"
 
     def run(self, module: ir.Operation) -> None:
+        require_layouts(self, module)
         i32 = ir.IntegerType.get_signless(32)
         total, largest = 0, None
         body = module.regions[0].blocks[0]

@@ -40,7 +40,7 @@ from tilec.analysis.layouts import default_blocked, layout_order
 from tilec.analysis.op_facts import GLOBAL_ATOMIC, global_access
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import BlockedLayout
-from tilec.passbase import Pass, register
+from tilec.passbase import Pass, register, require_layouts
 
 MAX_ACCESS_BYTES = 16  # the widest global load/store: 128 bits
 
@@ -139,10 +139,7 @@ class Coalesce(Pass):
         module.walk(visit, ir.WalkOrder.PRE_ORDER)
         if not accesses:
             return
-        for op in accesses:
-            if tilegpu.tensor_layout(op.operands[0].type) is None:
-                raise self.fail(op, "tilegpu-coalesce expects tilegpu IR (tensors with layout "
-                                    "encodings): run convert-tile-to-tilegpu first")
+        require_layouts(self, module)
         axis = analyze(module)
         plans = []
         for op in accesses:

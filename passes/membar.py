@@ -35,7 +35,7 @@ from mlir import ir
 from tilec.analysis.op_facts import (SHARED_ALLOC, SHARED_COPY, SHARED_READ, SHARED_WRITE,
                                      buffer_operands, facts)
 from tilec.analysis.shared_memory import BYTES_ATTR, FREE_SLOT_ATTR, OFFSET_ATTR, VIEWS
-from tilec.passbase import Pass, register
+from tilec.passbase import Pass, ops_in, register, require_layouts
 
 Interval = tuple[int, int]  # [start, end) in bytes
 _ANYWHERE: Interval = (0, 1 << 31)
@@ -195,6 +195,12 @@ class Membar(Pass):
     summary = "Barriers between conflicting shared-memory accesses, only where needed"
 
     def run(self, module: ir.Operation) -> None:
+        require_layouts(self, module)
+        unplaced = [op for op in ops_in(module, "tilegpu.local_alloc")
+                    if OFFSET_ATTR not in op.attributes]
+        if unplaced:
+            raise self.fail(unplaced[0], "tilegpu-membar needs the shared-memory offsets: run "
+                                         "tilegpu-allocate-shared-memory first")
         body = module.regions[0].blocks[0]
         for func_op in [op.operation for op in body.operations if op.operation.name == "func.func"]:
             barriers = _Barriers()

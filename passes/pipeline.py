@@ -55,7 +55,7 @@ from tilec.analysis.op_facts import is_pure
 from tilec.analysis.shared_memory import FREE_SLOT_ATTR, copy_width
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import ASYNC_ATTR, MemDesc
-from tilec.passbase import Option, Pass, ops_in, register
+from tilec.passbase import Option, Pass, ops_in, register, require_layouts
 from tilec.passes.coalesce import access_mask
 from tilec.passes.combine import erase_dead_ops
 
@@ -499,9 +499,11 @@ def _subview(buffer: ir.Value, slot: ir.Value, desc: MemDesc, mutable: bool = Tr
 class Pipeline(Pass):
     name = "tilegpu-pipeline"
     summary = "Software pipelining: multi-buffered shared memory, async copies"
-    options = (Option("num-stages", int, 3, "tiles in flight per pipelined load"),)
+    options = (Option("num-stages", int, 3, "tiles in flight per pipelined load",
+                      lambda v: 0 <= v <= 32, "from 0 to 32"),)
 
     def run(self, module: ir.Operation) -> None:
+        require_layouts(self, module)
         for loop in ops_in(module, "scf.for"):
             stages = self.num_stages
             if _STAGES_ATTR in loop.attributes:

@@ -42,7 +42,7 @@ from tilec.analysis.op_facts import free_to_recompute
 from tilec.analysis.shared_memory import numel
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import SliceLayout
-from tilec.passbase import Pass, ops_in, register
+from tilec.passbase import Pass, ops_in, register, require_layouts
 from tilec.passes.combine import cse_pure_ops, erase_dead_ops
 
 
@@ -441,6 +441,7 @@ class RemoveLayoutConversions(Pass):
     summary = "Recompute cheap values in the layout their users want so conversions vanish"
 
     def run(self, module: ir.Operation) -> None:
+        require_layouts(self, module)
         for _ in range(8):
             changed = retype_loop_carried(module)
             changed |= remove_conversions(module)

@@ -21,7 +21,7 @@ from mlir import ir
 from tilec.analysis.layouts import default_blocked
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import SliceLayout
-from tilec.passbase import Option, Pass, ops_in, register
+from tilec.passbase import TARGET, Option, Pass, ops_in, power_of_two, register
 
 
 def _i32(value: int) -> ir.Attribute:
@@ -55,7 +55,16 @@ class _Assigner:
 
     def fix(self, op: ir.Operation) -> None:
         name = op.name
-        if name == "arith.constant" and isinstance(op.results[0].type, ir.RankedTensorType):
+        if name == "func.func" and len(op.regions[0].blocks):
+            # the signature follows the arguments and returned values, which now have layouts
+            entry = op.regions[0].blocks[0]
+            returns = [o for b in op.regions[0].blocks for o in b.operations
+                       if o.operation.name == "func.return"]
+            results = ([v.type for v in returns[0].operation.operands] if returns else
+                       ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value).results)
+            op.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get([a.type for a in entry.arguments], list(results)))
+        elif name == "arith.constant" and isinstance(op.results[0].type, ir.RankedTensorType):
             value = op.attributes["value"]
             if isinstance(value, ir.DenseElementsAttr) and value.type != op.results[0].type:
                 if not value.is_splat:
@@ -105,9 +114,9 @@ class ConvertTileToTileGPU(Pass):
     name = "convert-tile-to-tilegpu"
     summary = "Give every tensor a layout (default blocked layouts from num-warps)"
     options = (
-        Option("num-warps", int, 4, "warps per program instance"),
-        Option("threads-per-warp", int, 32, "threads per warp"),
-        Option("target", str, "cuda:90", "the target the module is compiled for"),
+        Option("num-warps", int, 4, "warps per program instance", *power_of_two(1, 32)),
+        Option("threads-per-warp", int, 32, "threads per warp", *power_of_two(1, 64)),
+        Option("target", str, "cuda:90", "the target the module is compiled for", *TARGET),
     )
 
     def run(self, module: ir.Operation) -> None:

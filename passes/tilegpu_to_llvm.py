@@ -29,7 +29,7 @@ from mlir import ir
 from tilec.analysis.axis_info import analyze
 from tilec.lowering import Lowering, LoweringError
 from tilec.lowering.context import value_type
-from tilec.passbase import Option, Pass, register
+from tilec.passbase import Option, Pass, register, require_layouts
 
 # The float ops whose `contract` flag lets LLVM fuse a multiply with an add or subtract of it.
 _CONTRACTIBLE = frozenset({"arith.mulf", "arith.addf", "arith.subf", "arith.negf"})
@@ -69,6 +69,7 @@ class ConvertTileGPUToLLVM(Pass):
                       "mark float multiplies, adds and subtracts `contract` (fma fusion)"),)
 
     def run(self, module: ir.Operation) -> None:
+        require_layouts(self, module)
         attrs = module.attributes
         num_warps = ir.IntegerAttr(attrs["tilegpu.num_warps"]).value \
             if "tilegpu.num_warps" in attrs else 4

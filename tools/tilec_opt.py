@@ -195,7 +195,7 @@ def process_chunk(text: str, first_line: int, source_name: str, args: Args) -> s
         run_pipeline(module, args.elements, args.pipeline_options)
     except InternalPassError as err:
         name = os.path.splitext(os.path.basename(source_name))[0] or "input"
-        err.reproducer = pipeline_reproducer(name, stage_input, args.elements)
+        err.reproducer = pipeline_reproducer(name, stage_input, args.elements, verify_ir=True)
         raise
     verify.check(module)  # after upstream passes too
     return module.operation.get_asm(print_generic_op_form=args.print_generic,

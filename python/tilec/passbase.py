@@ -6,6 +6,8 @@ compiler's pipelines and from Python (`tilec.passes.get_pass("NAME")(**options)`
 """
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -28,6 +30,15 @@ class Option:
     type: type  # int, float, bool, str or list (of int)
     default: Any
     help: str = ""
+    # the values the option takes, and how to say so ("a power of two from 1 to 32")
+    valid: Callable[[Any], bool] | None = None
+    valid_text: str = ""
+
+    def check(self, value: Any, pass_name: str) -> Any:
+        if self.valid is not None and not self.valid(value):
+            raise OptionError(f"option '{self.name}' of pass '{pass_name}' must be "
+                              f"{self.valid_text}, got {self.format(value)}")
+        return value
 
     @property
     def attribute(self) -> str:
@@ -69,7 +80,7 @@ class Pass:
             if key not in known:
                 raise OptionError(self._unknown_option(key))
         for attr, opt in known.items():
-            setattr(self, attr, values.get(attr, opt.default))
+            setattr(self, attr, opt.check(values.get(attr, opt.default), self.name))
 
     @classmethod
     def from_text(cls, text: str) -> "Pass":
@@ -120,6 +131,35 @@ def ops_in(module: ir.Operation, *names: str) -> list[ir.Operation]:
 
     module.walk(visit, ir.WalkOrder.PRE_ORDER)
     return found
+
+
+def power_of_two(low: int, high: int) -> tuple[Callable[[int], bool], str]:
+    """(valid, valid_text) of an Option taking the powers of two from `low` to `high`."""
+    return (lambda v: low <= v <= high and v & (v - 1) == 0,
+            f"a power of two from {low} to {high}")
+
+
+TARGET = (lambda v: re.fullmatch(r"cuda:(\d+)", v) is not None and int(v[5:]) >= 70,
+          "cuda:<compute capability>, 70 or later (cuda:80, cuda:90)")
+
+
+def require_layouts(p: Pass, module: ir.Operation) -> None:
+    """Fail `p` unless `module` is tilegpu IR: the first tensor an op makes has a layout (the
+    stage is uniform: convert-tile-to-tilegpu gives every tensor one)."""
+    found: list[ir.Operation] = []
+
+    def visit(op):
+        if any(isinstance(r.type, ir.RankedTensorType) for r in op.results):
+            found.append(op.operation)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+    for op in found:
+        tensor = next(r.type for r in op.results if isinstance(r.type, ir.RankedTensorType))
+        if ir.RankedTensorType(tensor).encoding is None:
+            raise p.fail(op, f"{p.name} expects tilegpu IR (tensors with layout encodings): "
+                             "run convert-tile-to-tilegpu first")
 
 
 _REGISTRY: dict[str, type[Pass]] = {}

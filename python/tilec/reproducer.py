@@ -24,7 +24,7 @@ from tilec.cache import cache_dir
 from tilec.diagnostics import DiagnosticError
 from tilec.passbase import OptionError, Pass
 from tilec.passes import get_pass
-from tilec.passmanager import MODULE_ANCHOR, Element, run_pipeline
+from tilec.passmanager import MODULE_ANCHOR, Element, PipelineOptions, run_pipeline
 from tilec.toolchain import find_ptxas, ptxas_command
 
 
@@ -94,15 +94,17 @@ def tilec_opt_command(path: Path, elements: list[Element | Pass]) -> str:
 
 
 def pipeline_reproducer(kernel: str, stage_input: ir.Operation,
-                        elements: list[Element | Pass]) -> str:
-    """Runs `elements` pass by pass on `stage_input` (consumed) to find the one that fails;
-    writes the IR before it and returns the line that ends the error message."""
+                        elements: list[Element | Pass], verify_ir: bool = False) -> str:
+    """Runs `elements` pass by pass on `stage_input` (consumed) to find the one that fails
+    (checking the dialects' rules after each with `verify_ir`, as tilec-opt does); writes the IR
+    before it and returns the line that ends the error message."""
+    options = PipelineOptions(verify_ir=verify_ir)
     for element in single_passes(elements):
         # Generic form: custom printers drop properties that hold their default value, and the
         # parser then sets them, which changes the op dumps in the notes of an error.
         text = stage_input.get_asm(enable_debug_info=True, print_generic_op_form=True)
         try:
-            run_pipeline(stage_input, [element])
+            run_pipeline(stage_input, [element], options)
         except DiagnosticError:
             break
     else:

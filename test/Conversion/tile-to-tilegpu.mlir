@@ -168,3 +168,14 @@ func.func @reduce_rows(%x: f32) {
   }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<32xf32>) -> f32
   return
 }
+
+// -----
+
+// A function taking and returning tensors: its signature gets the layouts its arguments and
+// returned values get (it used to keep the plain tensor types, which does not verify).
+// CHECK-LABEL: func.func @tensor_signature
+// CHECK-SAME: (%arg0: tensor<64xf32, #tilegpu.blocked<[1], [32], [4], [0]>>) -> tensor<64xf32, #tilegpu.blocked<[1], [32], [4], [0]>>
+func.func @tensor_signature(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %y = arith.addf %x, %x : tensor<64xf32>
+  return %y : tensor<64xf32>
+}

@@ -186,3 +186,153 @@ def test_alias_definitions_without_explicit_module():
     ok = tilec_opt(stdin=text.replace('  "tile.nope"() : () -> ()\n', ""))
     assert ok.returncode == 0, ok.stderr
     assert "#tilegpu.blocked<[1], [32], [4], [0]>" in ok.stdout
+
+
+# --- hostile input: a diagnostic and status 1, never a traceback, status 2 or a signal ---------
+
+def run_file(tmp_path, data: bytes, *args: str) -> subprocess.CompletedProcess:
+    path = tmp_path / "input.mlir"
+    path.write_bytes(data)
+    return subprocess.run([sys.executable, "-m", "tilec.tools.tilec_opt", str(path), *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("data, said", [
+    (b"\x7fELF\x02\x01\x01\x00\x00\x00", "is binary (a NUL byte at offset 7)"),
+    (b"func.func @f() {\n return\n}\n\xff\xfe", "is not UTF-8 text (byte 0xff at offset 27)"),
+    (b"", "is empty"), (b"  \n\n", "is empty")])
+def test_binary_non_utf8_and_empty_inputs_are_errors(tmp_path, data, said):
+    result = run_file(tmp_path, data)
+    assert_clean_failure(result)
+    assert said in result.stderr
+
+
+@pytest.mark.parametrize("output", ["/", "/nonexistent-dir/out.mlir"])
+def test_an_unwritable_output_is_an_error(output):
+    result = tilec_opt("-o", output, stdin=ADD_CHAIN)
+    assert_clean_failure(result)
+    assert f"cannot write '{output}'" in result.stderr
+
+
+@pytest.mark.parametrize("source, said", [
+    ("def broken(:\n", "SyntaxError"),
+    ("import tilec\n\nraise RuntimeError('plugin is broken')\n", "(line 3): RuntimeError"),
+    ("from tilec.passbase import Pass, register\n\n@register\nclass P(Pass):\n"
+     "    name = 'tile-combine'\n    summary = 'x'\n", "registered twice")])
+def test_a_plugin_that_fails_to_load_is_an_error(tmp_path, source, said):
+    plugin = tmp_path / "plugin.py"
+    plugin.write_text(source)
+    result = tilec_opt(f"--load-pass-plugin={plugin}", stdin=ADD_CHAIN)
+    assert_clean_failure(result)
+    assert "cannot load pass plugin" in result.stderr and said in result.stderr
+
+
+def nested_ifs(depth: int) -> bytes:
+    return ("func.func @f(%c: i1) {\n" + "scf.if %c {\n" * depth + "}\n" * depth +
+            "return\n}\n").encode()
+
+
+@pytest.mark.parametrize("data, args, said", [
+    (nested_ifs(3000), ["--canonicalize"], "brackets nest more than 1000 deep"),  # segfaulted
+    (("func.func @f(%p: " + "!tile.ptr<" * 6000 + "f32" + ", 1 : i32>" * 6000 +
+      ") {\n return\n}\n").encode(), [], "brackets nest more than 1000 deep"),
+    (nested_ifs(600), ["--tilegpu-membar"], "regions nest more than 128 deep"),  # RecursionError
+    (nested_ifs(600), ["--convert-tilegpu-to-llvm"], "regions nest more than 128 deep")])
+def test_deep_nesting_is_an_error_not_a_crash(tmp_path, data, args, said):
+    result = run_file(tmp_path, data, *args)
+    assert_clean_failure(result)
+    assert said in result.stderr and result.stderr.count("error:") == 1
+
+
+TILE_STAGE = """func.func @f(%p: !tile.ptr<f32, 1 : i32>) {
+  %r = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
+  %s = "tile.splat"(%p) : (!tile.ptr<f32, 1 : i32>) -> tensor<64x!tile.ptr<f32, 1 : i32>>
+  %q = "tile.addptr"(%s, %r) : (tensor<64x!tile.ptr<f32, 1 : i32>>, tensor<64xi32>) -> tensor<64x!tile.ptr<f32, 1 : i32>>
+  %v = "tile.load"(%q) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x!tile.ptr<f32, 1 : i32>>) -> tensor<64xf32>
+  "tile.store"(%q, %v) {cache = "none", evict = "evict_normal"} : (tensor<64x!tile.ptr<f32, 1 : i32>>, tensor<64xf32>) -> ()
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("name", ["tilegpu-coalesce", "tilegpu-accelerate-matmul",
+                                  "tilegpu-remove-layout-conversions", "tilegpu-pipeline",
+                                  "tilegpu-allocate-shared-memory", "tilegpu-membar",
+                                  "convert-tilegpu-to-llvm"])
+def test_a_pass_given_tile_ir_says_which_pass_comes_first(name):
+    result = tilec_opt(f"--{name}", stdin=TILE_STAGE)
+    assert_clean_failure(result)
+    assert (f"<stdin>:2:8: error: {name} expects tilegpu IR (tensors with layout encodings): "
+            "run convert-tile-to-tilegpu first") in result.stderr
+
+
+def test_membar_before_shared_memory_offsets_says_which_pass_comes_first():
+    result = tilec_opt("--convert-tile-to-tilegpu", "--tilegpu-coalesce", stdin=TILE_STAGE)
+    staged = result.stdout.replace(
+        '"tile.store"', '%m = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64], f32, '
+        '#tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>\n    "tile.store"', 1)
+    result = tilec_opt("--tilegpu-membar", stdin=staged)
+    assert_clean_failure(result)
+    assert "run tilegpu-allocate-shared-memory first" in result.stderr
+
+
+@pytest.mark.parametrize("option, said", [
+    ("--convert-tile-to-tilegpu=num-warps=0", "must be a power of two from 1 to 32, got 0"),
+    ("--convert-tile-to-tilegpu=num-warps=3", "must be a power of two from 1 to 32, got 3"),
+    ("--convert-tile-to-tilegpu=threads-per-warp=48", "from 1 to 64, got 48"),
+    ("--tilegpu-pipeline=num-stages=-5", "must be from 0 to 32, got -5"),
+    ("--convert-tile-to-tilegpu=target=banana", "must be cuda:<compute capability>"),
+    ("--tilegpu-accelerate-matmul=target=cuda:9", "70 or later")])
+def test_pass_options_are_validated(option, said):
+    result = tilec_opt(option, stdin=TILE_STAGE)
+    assert_clean_failure(result)
+    assert said in result.stderr
+
+
+def test_functions_with_tensor_arguments_get_layouts_in_their_signature():
+    source = ("func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {\n"
+              "  %y = arith.addf %x, %x : tensor<64xf32>\n  return %y : tensor<64xf32>\n}\n")
+    result = tilec_opt("--convert-tile-to-tilegpu", stdin=source)
+    assert result.returncode == 0, result.stderr
+    layout = "#tilegpu.blocked<[1], [32], [4], [0]>"
+    assert (f"func.func @f(%arg0: tensor<64xf32, {layout}>) -> tensor<64xf32, {layout}>"
+            in result.stdout)
+
+
+PLANTED = """from mlir import ir
+from tilec.passbase import Pass, ops_in, register
+
+
+@register
+class Raise(Pass):
+    name = "test-raise"
+    summary = "a bug: raises"
+
+    def run(self, module):
+        raise ZeroDivisionError("planted")
+
+
+@register
+class Retype(Pass):
+    name = "test-retype"
+    summary = "a bug: makes a range of the wrong length"
+
+    def run(self, module):
+        for op in ops_in(module, "tile.make_range"):
+            op.attributes["end"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 32)
+"""
+
+
+@pytest.mark.parametrize("name, said", [
+    ("test-raise", "internal error in pass 'test-raise'"),
+    ("test-retype", "result must be tensor<32xi32>, got tensor<64xi32> (in the IR pass "
+                    "'test-retype' produced)")])
+def test_a_pass_bug_exits_2_with_a_reproducer(tmp_path, name, said):
+    plugin = tmp_path / "planted.py"
+    plugin.write_text(PLANTED)
+    result = tilec_opt(f"--load-pass-plugin={plugin}", f"--{name}", stdin=TILE_STAGE)
+    assert result.returncode == 2, result.stderr
+    assert said in result.stderr and "Traceback" not in result.stderr
+    assert f"tilec-opt: internal error in pass '{name}'" in result.stderr
+    command = result.stderr.split("reproduce with: ")[1].strip()
+    assert command.startswith("tilec-opt ") and f"--load-pass-plugin={plugin}" in command

@@ -37,7 +37,7 @@ def _vector_width(layout, shape, element: ir.Type, registers: int) -> int:
     vec = contiguous_registers(layout, shape)
     while vec > 1 and vec * _bytes(element) > 16:
         vec //= 2
-    return min(vec, registers)
+    return max(min(vec, registers), 1)  # 1 when the thread holds none (a loop of no steps)
 
 
 def _as_list(lowered, count: int) -> list:

@@ -1,0 +1,1667 @@
+// RUN: tilec-opt %s --split-input-file --verify-diagnostics
+
+// The rules of dialects/verify.py: what IRDL cannot express about `tile` and `tilegpu` IR
+// (shapes, element types against pointees, masks, combine regions, memdescs, layouts that fit
+// the tensor and the module's warps, static shapes, nesting depth). Every input below is
+// accepted by the IRDL definitions; tilec-opt runs verify.py right after parsing, and each
+// expected message is one only verify.py produces ("'<op>' op <rule's message>").
+// The first chunks are valid IR that must pass; then one chunk per broken rule.
+
+// --- valid IR ----------------------------------------------------------------------------------
+
+// Well-formed tile ops (no layouts): nothing is reported.
+func.func @valid_tile(%p: !tile.ptr<f32, 1 : i32>, %ip: !tile.ptr<i32, 1 : i32>, %s: f32,
+                      %a: tensor<16x32xf16>, %b: tensor<32x16xf16>, %c: tensor<16x16xf32>,
+                      %f8a: tensor<16x32xf8E4M3FN>, %f8b: tensor<32x16xf8E5M2>,
+                      %x: tensor<4x8xf32>, %i: tensor<4x8xi32>, %h: tensor<256xi32>,
+                      %cond: tensor<16xi1>) {
+  %pid = "tile.program_id"() {axis = 2 : i32} : () -> i32
+  %n = "tile.num_programs"() {axis = 0 : i32} : () -> i32
+  %r = "tile.make_range"() {start = 16 : i32, end = 144 : i32} : () -> tensor<128xi32>
+  %ps = "tile.splat"(%p) : (!tile.ptr<f32, 1 : i32>) -> tensor<128x!tile.ptr<f32, 1 : i32>>
+  %pt = "tile.addptr"(%ps, %r) : (tensor<128x!tile.ptr<f32, 1 : i32>>, tensor<128xi32>) -> tensor<128x!tile.ptr<f32, 1 : i32>>
+  %q = "tile.addptr"(%p, %pid) : (!tile.ptr<f32, 1 : i32>, i32) -> !tile.ptr<f32, 1 : i32>
+  %lim = "tile.splat"(%n) : (i32) -> tensor<128xi32>
+  %m = arith.cmpi slt, %r, %lim : tensor<128xi32>
+  %other = "tile.splat"(%s) : (f32) -> tensor<128xf32>
+  %v = "tile.load"(%pt, %m, %other) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<128x!tile.ptr<f32, 1 : i32>>, tensor<128xi1>, tensor<128xf32>) -> tensor<128xf32>
+  %sv = "tile.load"(%q) {cache = "ca", evict = "evict_last", is_volatile = true, operandSegmentSizes = array<i32: 1, 0, 0>} : (!tile.ptr<f32, 1 : i32>) -> f32
+  "tile.store"(%pt, %v, %m) {cache = "none", evict = "evict_normal"} : (tensor<128x!tile.ptr<f32, 1 : i32>>, tensor<128xf32>, tensor<128xi1>) -> ()
+  %col = "tile.expand_dims"(%r) {axis = 1 : i32} : (tensor<128xi32>) -> tensor<128x1xi32>
+  %bc = "tile.broadcast"(%col) : (tensor<128x1xi32>) -> tensor<128x4xi32>
+  %rs = "tile.reshape"(%x) {allow_reorder = false} : (tensor<4x8xf32>) -> tensor<2x16xf32>
+  %t = "tile.trans"(%x) {order = array<i32: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  %j = "tile.join"(%x, %x) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8x2xf32>
+  %lo, %hi = "tile.split"(%j) : (tensor<4x8x2xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>)
+  %d = "tile.dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<16x32xf16>, tensor<32x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %d8 = "tile.dot"(%f8a, %f8b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<16x32xf8E4M3FN>, tensor<32x16xf8E5M2>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  %mx, %ix = "tile.reduce"(%x, %i) ({
+  ^bb0(%v0: f32, %i0: i32, %v1: f32, %i1: i32):
+    %gt = arith.cmpf ogt, %v0, %v1 : f32
+    %vm = arith.select %gt, %v0, %v1 : f32
+    %im = arith.select %gt, %i0, %i1 : i32
+    gpu.yield %vm, %im : f32, i32
+  }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 0, 0>, resultSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<4x8xf32>, tensor<4x8xi32>) -> (tensor<4xf32>, tensor<4xi32>)
+  %cs = "tile.scan"(%x) ({
+  ^bb0(%e0: f32, %e1: f32):
+    %sum = arith.addf %e0, %e1 : f32
+    gpu.yield %sum : f32
+  }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>, reverse = false} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %ia = "tile.elementwise_inline_asm"(%x, %i) {asm = "add.f32 $0, $1, $1;", constraints = "=f,f,r", operandSegmentSizes = array<i32: 1, 1, 0, 0>, pack = 1 : i32, pure = true, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<4x8xf32>, tensor<4x8xi32>) -> tensor<4x8xf32>
+  %so = "tile.sort"(%x) {axis = 1 : i32, descending = true} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %ga = "tile.gather"(%x, %i) {axis = 1 : i32} : (tensor<4x8xf32>, tensor<4x8xi32>) -> tensor<4x8xf32>
+  %hg = "tile.histogram"(%h) : (tensor<256xi32>) -> tensor<16xi32>
+  %ct = "tile.cat"(%x, %x) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %old = "tile.atomic_rmw"(%pt, %v, %m) {rmw_op = "fadd", scope = "gpu", sem = "acq_rel"} : (tensor<128x!tile.ptr<f32, 1 : i32>>, tensor<128xf32>, tensor<128xi1>) -> tensor<128xf32>
+  %prev = "tile.atomic_cas"(%ip, %pid, %n) {scope = "gpu", sem = "acquire"} : (!tile.ptr<i32, 1 : i32>, i32, i32) -> i32
+  %f8 = "tile.fp_to_fp"(%v) {rounding = "rtne"} : (tensor<128xf32>) -> tensor<128xf8E4M3FN>
+  %bits = "tile.bitcast"(%v) : (tensor<128xf32>) -> tensor<128xi32>
+  %ip2 = "tile.bitcast"(%p) : (!tile.ptr<f32, 1 : i32>) -> !tile.ptr<i32, 1 : i32>
+  %addr = "tile.ptr_to_int"(%p) : (!tile.ptr<f32, 1 : i32>) -> i64
+  %back = "tile.int_to_ptr"(%addr) : (i64) -> !tile.ptr<f32, 1 : i32>
+  "tile.assert"(%cond) {message = "ok"} : (tensor<16xi1>) -> ()
+  return
+}
+
+// -----
+
+// Well-formed tilegpu IR in a module of 4 warps of 32 lanes: layouts that fit, shared memory.
+#blocked = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#mma = #tilegpu.mma<[2, 0], [2, 2], [16, 8]>
+#wgmma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+#dotA = #tilegpu.dot_operand<0 : i32, #mma, 2 : i32>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+func.func @valid_tilegpu(%x: tensor<64x32xf16, #blocked>, %acc: tensor<64x64xf32, #wgmma>,
+                         %ptrs: tensor<64x32x!tile.ptr<f16, 1 : i32>, #blocked>,
+                         %mask: tensor<64x32xi1, #blocked>, %stage: i32) {
+  %c0 = arith.constant 0 : i32
+  %rows = "tile.make_range"() {start = 0 : i32, end = 64 : i32} : () -> tensor<64xi32, #tilegpu.slice<1 : i32, #blocked>>
+  %y = "tilegpu.convert_layout"(%x) : (tensor<64x32xf16, #blocked>) -> tensor<64x32xf16, #mma>
+  %buf = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 64, 32], f16, #shared, true>
+  %init = "tilegpu.local_alloc"(%x) : (tensor<64x32xf16, #blocked>) -> !tilegpu.memdesc<[64, 32], f16, #shared, false>
+  %sub = "tilegpu.memdesc_subview"(%buf, %stage, %c0, %c0) : (!tilegpu.memdesc<[3, 64, 32], f16, #shared, true>, i32, i32, i32) -> !tilegpu.memdesc<[64, 32], f16, #shared, true>
+  "tilegpu.local_store"(%x, %sub) : (tensor<64x32xf16, #blocked>, !tilegpu.memdesc<[64, 32], f16, #shared, true>) -> ()
+  %a = "tilegpu.local_load"(%init) : (!tilegpu.memdesc<[64, 32], f16, #shared, false>) -> tensor<64x32xf16, #dotA>
+  %t0 = "tilegpu.async_copy_global_to_local"(%ptrs, %sub, %mask) {cache = "cg", evict = "evict_normal", operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<64x32x!tile.ptr<f16, 1 : i32>, #blocked>, !tilegpu.memdesc<[64, 32], f16, #shared, true>, tensor<64x32xi1, #blocked>) -> !tilegpu.async_token
+  %g = "tilegpu.async_commit_group"(%t0) : (!tilegpu.async_token) -> !tilegpu.async_token
+  %w = "tilegpu.async_wait"(%g) {num = 0 : i32} : (!tilegpu.async_token) -> !tilegpu.async_token
+  %sa = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 32], f16, #nvmma, true>
+  %sb = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 32], f16, #nvmma, true>
+  %sbt = "tilegpu.memdesc_trans"(%sb) : (!tilegpu.memdesc<[64, 32], f16, #nvmma, true>) -> !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [0, 1]>, true>
+  %d = "tilegpu.warpgroup_dot"(%sa, %sbt, %acc) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!tilegpu.memdesc<[64, 32], f16, #nvmma, true>, !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [0, 1]>, true>, tensor<64x64xf32, #wgmma>) -> tensor<64x64xf32, #wgmma>
+  %dw = "tilegpu.warpgroup_dot_wait"(%d) {pendings = 0 : i32} : (tensor<64x64xf32, #wgmma>) -> tensor<64x64xf32, #wgmma>
+  "tilegpu.local_dealloc"(%buf) : (!tilegpu.memdesc<[3, 64, 32], f16, #shared, true>) -> ()
+  return
+}
+}
+
+// -----
+
+// Regions nested exactly MAX_NESTING (128) levels deep are still fine: the module's, the
+// function's, then 126 nested scf.if.
+func.func @nested(%c: i1) {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+"tile.print"() {hex = false, prefix = "deep"} : () -> ()
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+return
+}
+
+//
+
+// -----
+
+// --- tile ops: program ids and index tensors ---------------------------------------------------
+
+func.func @program_id_axis_3() {
+  // expected-error@+1 {{'tile.program_id' op axis 3 is not a grid axis (0, 1 or 2)}}
+  %0 = "tile.program_id"() {axis = 3 : i32} : () -> i32
+  return
+}
+
+// -----
+
+func.func @num_programs_negative_axis() {
+  // expected-error@+1 {{'tile.num_programs' op axis -1 is not a grid axis (0, 1 or 2)}}
+  %0 = "tile.num_programs"() {axis = -1 : i32} : () -> i32
+  return
+}
+
+// -----
+
+// A range from 64 down to 0 is empty.
+func.func @make_range_64_to_0() {
+  // expected-error@+1 {{'tile.make_range' op end (0) must be greater than start (64)}}
+  %0 = "tile.make_range"() {start = 64 : i32, end = 0 : i32} : () -> tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @make_range_not_power_of_two() {
+  // expected-error@+1 {{'tile.make_range' op the range's length 48 is not a power of two}}
+  %0 = "tile.make_range"() {start = 0 : i32, end = 48 : i32} : () -> tensor<48xi32>
+  return
+}
+
+// -----
+
+// make_range into the wrong shape: 64 elements in a tensor of 32.
+func.func @make_range_wrong_shape() {
+  // expected-error@+1 {{'tile.make_range' op result must be tensor<64xi32>, got tensor<32xi32>}}
+  %0 = "tile.make_range"() {start = 0 : i32, end = 64 : i32} : () -> tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @make_range_i64() {
+  // expected-error@+1 {{'tile.make_range' op result must be tensor<64xi32>, got tensor<64xi64>}}
+  %0 = "tile.make_range"() {start = 0 : i32, end = 64 : i32} : () -> tensor<64xi64>
+  return
+}
+
+// -----
+
+// --- tile ops: shape manipulation --------------------------------------------------------------
+
+// splat keeps the element type: an f32 does not make a tensor of i32.
+func.func @splat_f32_to_i32(%x: f32) {
+  // expected-error@+1 {{'tile.splat' op result element type i32 differs from the operand's type f32}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @splat_tensor_operand(%x: tensor<4xf32>) {
+  // expected-error@+1 {{'tile.splat' op operand must be a scalar, got tensor<4xf32>}}
+  %0 = "tile.splat"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_not_size_1(%x: tensor<2x1xf32>) {
+  // expected-error@+1 {{'tile.broadcast' op cannot broadcast shape [2, 1] to [4, 8]}}
+  %0 = "tile.broadcast"(%x) : (tensor<2x1xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// broadcast does not add dimensions (expand_dims does).
+func.func @broadcast_rank(%x: tensor<8xf32>) {
+  // expected-error@+1 {{'tile.broadcast' op cannot broadcast shape [8] to [4, 8]}}
+  %0 = "tile.broadcast"(%x) : (tensor<8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_element_type(%x: tensor<4x1xf32>) {
+  // expected-error@+1 {{'tile.broadcast' op result element type f16 differs from the operand's f32}}
+  %0 = "tile.broadcast"(%x) : (tensor<4x1xf32>) -> tensor<4x8xf16>
+  return
+}
+
+// -----
+
+func.func @expand_dims_axis_out_of_range(%x: tensor<64xi32>) {
+  // expected-error@+1 {{'tile.expand_dims' op axis 2 is out of range for an operand of rank 1}}
+  %0 = "tile.expand_dims"(%x) {axis = 2 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_wrong_axis(%x: tensor<64xi32>) {
+  // expected-error@+1 {{'tile.expand_dims' op result shape must be [1, 64], got [64, 1]}}
+  %0 = "tile.expand_dims"(%x) {axis = 0 : i32} : (tensor<64xi32>) -> tensor<64x1xi32>
+  return
+}
+
+// -----
+
+func.func @reshape_element_count(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'tile.reshape' op cannot reshape 32 elements [4, 8] into [16]}}
+  %0 = "tile.reshape"(%x) {allow_reorder = false} : (tensor<4x8xf32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_element_type(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'tile.reshape' op result element type i32 differs from the operand's f32}}
+  %0 = "tile.reshape"(%x) {allow_reorder = true} : (tensor<4x8xf32>) -> tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @trans_not_permutation(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'tile.trans' op order [0, 0] is not a permutation of the operand's 2 dimensions}}
+  %0 = "tile.trans"(%x) {order = array<i32: 0, 0>} : (tensor<4x8xf32>) -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @trans_wrong_shape(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'tile.trans' op result shape must be [8, 4], got [4, 8]}}
+  %0 = "tile.trans"(%x) {order = array<i32: 1, 0>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+// IRDL accepts a dense array of any element type; the rule reads i32 and says what it could not.
+func.func @trans_order_i64(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'tile.trans' op has operands or attributes of the wrong kind (ValueError}}
+  %0 = "tile.trans"(%x) {order = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @join_operands_differ(%x: tensor<4x8xf32>, %y: tensor<4x8xf16>) {
+  // expected-error@+1 {{'tile.join' op operands differ: tensor<4x8xf32> and tensor<4x8xf16>}}
+  %0 = "tile.join"(%x, %y) : (tensor<4x8xf32>, tensor<4x8xf16>) -> tensor<4x8x2xf32>
+  return
+}
+
+// -----
+
+func.func @join_wrong_shape(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'tile.join' op result shape must be [4, 8, 2], got [8, 8]}}
+  %0 = "tile.join"(%x, %x) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @split_last_dim_not_2(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'tile.split' op the operand's last dimension must be 2, got shape [4, 8]}}
+  %0, %1 = "tile.split"(%x) : (tensor<4x8xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>)
+  return
+}
+
+// -----
+
+func.func @split_wrong_results(%x: tensor<4x8x2xf32>) {
+  // expected-error@+1 {{'tile.split' op results must have shape [4, 8], got [4, 8] and [8]}}
+  %0, %1 = "tile.split"(%x) : (tensor<4x8x2xf32>) -> (tensor<4x8xf32>, tensor<8xf32>)
+  return
+}
+
+// -----
+
+func.func @split_element_type(%x: tensor<4x2xf32>) {
+  // expected-error@+1 {{'tile.split' op result element type f16 differs from the operand's f32}}
+  %0, %1 = "tile.split"(%x) : (tensor<4x2xf32>) -> (tensor<4xf32>, tensor<4xf16>)
+  return
+}
+
+// -----
+
+// --- tile ops: pointers and memory -------------------------------------------------------------
+
+// Offsets are integers: f32 offsets are rejected.
+func.func @addptr_f32_offsets(%p: tensor<128x!tile.ptr<f32, 1 : i32>>, %o: tensor<128xf32>) {
+  // expected-error@+1 {{'tile.addptr' op offset must be an integer or a tensor of integers, got tensor<128xf32>}}
+  %0 = "tile.addptr"(%p, %o) : (tensor<128x!tile.ptr<f32, 1 : i32>>, tensor<128xf32>) -> tensor<128x!tile.ptr<f32, 1 : i32>>
+  return
+}
+
+// -----
+
+func.func @addptr_offset_shape(%p: tensor<128x!tile.ptr<f32, 1 : i32>>, %o: tensor<64xi32>) {
+  // expected-error@+1 {{'tile.addptr' op offset: shape [64] differs from [128]}}
+  %0 = "tile.addptr"(%p, %o) : (tensor<128x!tile.ptr<f32, 1 : i32>>, tensor<64xi32>) -> tensor<128x!tile.ptr<f32, 1 : i32>>
+  return
+}
+
+// -----
+
+func.func @addptr_not_a_pointer(%p: i64, %o: i32) {
+  // expected-error@+1 {{'tile.addptr' op ptr must be a pointer or a tensor of pointers, got i64}}
+  %0 = "tile.addptr"(%p, %o) : (i64, i32) -> i64
+  return
+}
+
+// -----
+
+// A load's result element type is the pointee.
+func.func @load_result_type(%p: tensor<128x!tile.ptr<f32, 1 : i32>>) {
+  // expected-error@+1 {{'tile.load' op result element type f16 differs from the pointee f32}}
+  %0 = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<128x!tile.ptr<f32, 1 : i32>>) -> tensor<128xf16>
+  return
+}
+
+// -----
+
+// A load's result has the pointers' shape.
+func.func @load_result_shape(%p: tensor<128x!tile.ptr<f32, 1 : i32>>) {
+  // expected-error@+1 {{'tile.load' op result: shape [64] differs from [128]}}
+  %0 = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<128x!tile.ptr<f32, 1 : i32>>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+// One pointer loads one value, not a tensor.
+func.func @load_scalar_pointer_tensor_result(%p: !tile.ptr<f32, 1 : i32>) {
+  // expected-error@+1 {{'tile.load' op result: shape [128] differs from []}}
+  %0 = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (!tile.ptr<f32, 1 : i32>) -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @load_not_a_pointer(%p: tensor<128xi64>) {
+  // expected-error@+1 {{'tile.load' op ptr must be a pointer or a tensor of pointers, got tensor<128xi64>}}
+  %0 = "tile.load"(%p) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<128xi64>) -> tensor<128xi64>
+  return
+}
+
+// -----
+
+func.func @load_mask_not_i1(%p: tensor<128x!tile.ptr<f32, 1 : i32>>, %m: tensor<128xi32>) {
+  // expected-error@+1 {{'tile.load' op mask must be i1, got tensor<128xi32>}}
+  %0 = "tile.load"(%p, %m) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<128x!tile.ptr<f32, 1 : i32>>, tensor<128xi32>) -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @load_mask_shape(%p: tensor<128x!tile.ptr<f32, 1 : i32>>, %m: tensor<64xi1>, %o: tensor<128xf32>) {
+  // expected-error@+1 {{'tile.load' op mask: shape [64] differs from [128]}}
+  %0 = "tile.load"(%p, %m, %o) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<128x!tile.ptr<f32, 1 : i32>>, tensor<64xi1>, tensor<128xf32>) -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @store_value_type(%p: tensor<128x!tile.ptr<f32, 1 : i32>>, %v: tensor<128xf16>) {
+  // expected-error@+1 {{'tile.store' op value element type f16 differs from the pointee f32}}
+  "tile.store"(%p, %v) {cache = "none", evict = "evict_normal"} : (tensor<128x!tile.ptr<f32, 1 : i32>>, tensor<128xf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @store_value_shape(%p: tensor<128x!tile.ptr<f32, 1 : i32>>, %v: tensor<64xf32>) {
+  // expected-error@+1 {{'tile.store' op value: shape [64] differs from [128]}}
+  "tile.store"(%p, %v) {cache = "none", evict = "evict_normal"} : (tensor<128x!tile.ptr<f32, 1 : i32>>, tensor<64xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @store_not_a_pointer(%p: i64, %v: f32) {
+  // expected-error@+1 {{'tile.store' op ptr must be a pointer or a tensor of pointers, got i64}}
+  "tile.store"(%p, %v) {cache = "none", evict = "evict_normal"} : (i64, f32) -> ()
+  return
+}
+
+// -----
+
+func.func @store_mask_not_i1(%p: tensor<128x!tile.ptr<f32, 1 : i32>>, %v: tensor<128xf32>, %m: tensor<128xi8>) {
+  // expected-error@+1 {{'tile.store' op mask must be i1, got tensor<128xi8>}}
+  "tile.store"(%p, %v, %m) {cache = "none", evict = "evict_normal"} : (tensor<128x!tile.ptr<f32, 1 : i32>>, tensor<128xf32>, tensor<128xi8>) -> ()
+  return
+}
+
+// -----
+
+// --- tile ops: dot -----------------------------------------------------------------------------
+
+// 16x32 times 16x16: the inner dimensions (32, 16) differ.
+func.func @dot_16x32_times_16x16(%a: tensor<16x32xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error@+1 {{'tile.dot' op shapes do not multiply: [16, 32] x [16, 16] -> [16, 16]}}
+  %0 = "tile.dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<16x32xf16>, tensor<16x16xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_accumulator_shape(%a: tensor<16x32xf16>, %b: tensor<32x64xf16>, %c: tensor<16x16xf32>) {
+  // expected-error@+1 {{'tile.dot' op shapes do not multiply: [16, 32] x [32, 64] -> [16, 16]}}
+  %0 = "tile.dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<16x32xf16>, tensor<32x64xf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_1d(%a: tensor<16xf16>, %c: tensor<16xf32>) {
+  // expected-error@+1 {{'tile.dot' op operands must all be 2-D (or 3-D, batched), got [16], [16] and [16]}}
+  %0 = "tile.dot"(%a, %a, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<16xf16>, tensor<16xf16>, tensor<16xf32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+// Only two 8-bit float types may be mixed.
+func.func @dot_mixed_types(%a: tensor<16x16xf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xf32>) {
+  // expected-error@+1 {{'tile.dot' op operands' element types differ: f16 and bf16}}
+  %0 = "tile.dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<16x16xf16>, tensor<16x16xbf16>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+// --- tile ops: reduce and scan -----------------------------------------------------------------
+
+func.func @reduce_result_shape(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'tile.reduce' op result shape must be [4], got [8]}}
+  %0 = "tile.reduce"(%x) ({
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    gpu.yield %s : f32
+  }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<4x8xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_out_of_range(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'tile.reduce' op axis 2 is out of range for operands of rank 2}}
+  %0 = "tile.reduce"(%x) ({
+  ^bb0(%a: f32, %b: f32):
+    gpu.yield %a : f32
+  }) {axis = 2 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<4x8xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_operands_differ(%x: tensor<4x8xf32>, %i: tensor<4x4xi32>) {
+  // expected-error@+1 {{'tile.reduce' op operands differ in shape: [[4, 8], [4, 4]]}}
+  %0, %1 = "tile.reduce"(%x, %i) ({
+  ^bb0(%a: f32, %ia: i32, %b: f32, %ib: i32):
+    gpu.yield %a, %ia : f32, i32
+  }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 0, 0>, resultSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<4x8xf32>, tensor<4x4xi32>) -> (tensor<4xf32>, tensor<4xi32>)
+  return
+}
+
+// -----
+
+func.func @reduce_result_element_type(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'tile.reduce' op result element type f16 differs from the operand's f32}}
+  %0 = "tile.reduce"(%x) ({
+  ^bb0(%a: f32, %b: f32):
+    gpu.yield %a : f32
+  }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<4x8xf32>) -> tensor<4xf16>
+  return
+}
+
+// -----
+
+// The combine block takes the accumulated values, then the new ones, as scalars.
+func.func @reduce_combine_signature(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'tile.reduce' op the combine block takes (f16, f16); expected (f32, f32)}}
+  %0 = "tile.reduce"(%x) ({
+  ^bb0(%a: f16, %b: f16):
+    %s = arith.addf %a, %b : f16
+    gpu.yield %s : f16
+  }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<4x8xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_two_blocks(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{'tile.reduce' op the combine region must have one block}}
+  %0 = "tile.reduce"(%x) ({
+  ^bb0(%a: f32, %b: f32):
+    cf.br ^bb1(%a : f32)
+  ^bb1(%s: f32):
+    gpu.yield %s : f32
+  }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<4x8xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scan_axis_out_of_range(%x: tensor<16xf32>) {
+  // expected-error@+1 {{'tile.scan' op axis 1 is out of range for operands of rank 1}}
+  %0 = "tile.scan"(%x) ({
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    gpu.yield %s : f32
+  }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>, reverse = false} : (tensor<16xf32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @scan_combine_signature(%x: tensor<16xi32>) {
+  // expected-error@+1 {{'tile.scan' op the combine block takes (i32); expected (i32, i32)}}
+  %0 = "tile.scan"(%x) ({
+  ^bb0(%a: i32):
+    gpu.yield %a : i32
+  }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>, reverse = true} : (tensor<16xi32>) -> tensor<16xi32>
+  return
+}
+
+// -----
+
+// --- tile ops: inline asm, sort, gather, histogram, cat ----------------------------------------
+
+func.func @inline_asm_shapes(%x: tensor<64xf32>) {
+  // expected-error@+1 {{'tile.elementwise_inline_asm' op operands and results differ in shape: [(32,), (64,)]}}
+  %0 = "tile.elementwise_inline_asm"(%x) {asm = "mov.b32 $0, $1;", constraints = "=r,r", operandSegmentSizes = array<i32: 1, 0, 0, 0>, pack = 1 : i32, pure = true, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64xf32>) -> tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @sort_not_last_axis(%x: tensor<8x64xf32>) {
+  // expected-error@+1 {{'tile.sort' op sorts along the last dimension only: axis 0, shape [8, 64]}}
+  %0 = "tile.sort"(%x) {axis = 0 : i32, descending = false} : (tensor<8x64xf32>) -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+func.func @gather_float_index(%x: tensor<8x64xf32>, %i: tensor<4x64xf32>) {
+  // expected-error@+1 {{'tile.gather' op index must be an integer tensor, got tensor<4x64xf32>}}
+  %0 = "tile.gather"(%x, %i) {axis = 0 : i32} : (tensor<8x64xf32>, tensor<4x64xf32>) -> tensor<4x64xf32>
+  return
+}
+
+// -----
+
+func.func @gather_index_rank(%x: tensor<8x64xf32>, %i: tensor<64xi32>) {
+  // expected-error@+1 {{'tile.gather' op index [64] must have the rank of src [8, 64], and axis 0 be one of its dimensions}}
+  %0 = "tile.gather"(%x, %i) {axis = 0 : i32} : (tensor<8x64xf32>, tensor<64xi32>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @gather_outside_axis(%x: tensor<8x64xf32>, %i: tensor<4x32xi32>) {
+  // expected-error@+1 {{'tile.gather' op index [4, 32] and src [8, 64] differ outside axis 0}}
+  %0 = "tile.gather"(%x, %i) {axis = 0 : i32} : (tensor<8x64xf32>, tensor<4x32xi32>) -> tensor<4x32xf32>
+  return
+}
+
+// -----
+
+func.func @gather_result_shape(%x: tensor<8x64xf32>, %i: tensor<4x64xi32>) {
+  // expected-error@+1 {{'tile.gather' op result: shape [8, 64] differs from [4, 64]}}
+  %0 = "tile.gather"(%x, %i) {axis = 0 : i32} : (tensor<8x64xf32>, tensor<4x64xi32>) -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+func.func @histogram_float_operand(%x: tensor<256xf32>) {
+  // expected-error@+1 {{'tile.histogram' op operand must be a 1-D integer tensor, got tensor<256xf32>}}
+  %0 = "tile.histogram"(%x) : (tensor<256xf32>) -> tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @histogram_i64_result(%x: tensor<256xi32>) {
+  // expected-error@+1 {{'tile.histogram' op result must be a 1-D i32 tensor, got tensor<16xi64>}}
+  %0 = "tile.histogram"(%x) : (tensor<256xi32>) -> tensor<16xi64>
+  return
+}
+
+// -----
+
+func.func @cat_operands_differ(%x: tensor<8x64xf32>, %y: tensor<8x32xf32>) {
+  // expected-error@+1 {{'tile.cat' op operands must agree except along dimension 0: tensor<8x64xf32> and tensor<8x32xf32>}}
+  %0 = "tile.cat"(%x, %y) : (tensor<8x64xf32>, tensor<8x32xf32>) -> tensor<16x64xf32>
+  return
+}
+
+// -----
+
+func.func @cat_result_shape(%x: tensor<8x64xf32>, %y: tensor<4x64xf32>) {
+  // expected-error@+1 {{'tile.cat' op result shape must be [12, 64], got [16, 64]}}
+  %0 = "tile.cat"(%x, %y) : (tensor<8x64xf32>, tensor<4x64xf32>) -> tensor<16x64xf32>
+  return
+}
+
+// -----
+
+// --- tile ops: atomics -------------------------------------------------------------------------
+
+func.func @atomic_rmw_fadd_on_integers(%p: !tile.ptr<i32, 1 : i32>, %v: i32) {
+  // expected-error@+1 {{'tile.atomic_rmw' op 'fadd' needs floating-point values, got i32}}
+  %0 = "tile.atomic_rmw"(%p, %v) {rmw_op = "fadd", scope = "gpu", sem = "relaxed"} : (!tile.ptr<i32, 1 : i32>, i32) -> i32
+  return
+}
+
+// -----
+
+func.func @atomic_rmw_add_on_floats(%p: !tile.ptr<f32, 1 : i32>, %v: f32) {
+  // expected-error@+1 {{'tile.atomic_rmw' op 'add' needs integer values, got f32}}
+  %0 = "tile.atomic_rmw"(%p, %v) {rmw_op = "add", scope = "gpu", sem = "relaxed"} : (!tile.ptr<f32, 1 : i32>, f32) -> f32
+  return
+}
+
+// -----
+
+func.func @atomic_rmw_pointee(%p: tensor<64x!tile.ptr<f32, 1 : i32>>, %v: tensor<64xi32>) {
+  // expected-error@+1 {{'tile.atomic_rmw' op value element type i32 differs from the pointee f32}}
+  %0 = "tile.atomic_rmw"(%p, %v) {rmw_op = "xchg", scope = "gpu", sem = "relaxed"} : (tensor<64x!tile.ptr<f32, 1 : i32>>, tensor<64xi32>) -> tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @atomic_rmw_mask(%p: tensor<64x!tile.ptr<f32, 1 : i32>>, %v: tensor<64xf32>, %m: tensor<32xi1>) {
+  // expected-error@+1 {{'tile.atomic_rmw' op mask: shape [32] differs from [64]}}
+  %0 = "tile.atomic_rmw"(%p, %v, %m) {rmw_op = "fadd", scope = "gpu", sem = "acq_rel"} : (tensor<64x!tile.ptr<f32, 1 : i32>>, tensor<64xf32>, tensor<32xi1>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @atomic_cas_pointee(%p: !tile.ptr<i32, 1 : i32>, %c: f32, %v: f32) {
+  // expected-error@+1 {{'tile.atomic_cas' op value element type f32 differs from the pointee i32}}
+  %0 = "tile.atomic_cas"(%p, %c, %v) {scope = "gpu", sem = "acq_rel"} : (!tile.ptr<i32, 1 : i32>, f32, f32) -> f32
+  return
+}
+
+// -----
+
+func.func @atomic_cas_not_a_pointer(%p: i64, %v: i64) {
+  // expected-error@+1 {{'tile.atomic_cas' op ptr must be a pointer or a tensor of pointers, got i64}}
+  %0 = "tile.atomic_cas"(%p, %v, %v) {scope = "gpu", sem = "acq_rel"} : (i64, i64, i64) -> i64
+  return
+}
+
+// -----
+
+// --- tile ops: casts and assert ----------------------------------------------------------------
+
+func.func @fp_to_fp_from_integer(%x: i32) {
+  // expected-error@+1 {{'tile.fp_to_fp' op converts floats to floats, not i32 to f16}}
+  %0 = "tile.fp_to_fp"(%x) {rounding = "rtne"} : (i32) -> f16
+  return
+}
+
+// -----
+
+func.func @fp_to_fp_shape(%x: tensor<64xf32>) {
+  // expected-error@+1 {{'tile.fp_to_fp' op result: shape [32] differs from [64]}}
+  %0 = "tile.fp_to_fp"(%x) {rounding = "rtz"} : (tensor<64xf32>) -> tensor<32xf16>
+  return
+}
+
+// -----
+
+func.func @bitcast_widths(%x: f32) {
+  // expected-error@+1 {{'tile.bitcast' op cannot reinterpret f32 as i16: the widths differ}}
+  %0 = "tile.bitcast"(%x) : (f32) -> i16
+  return
+}
+
+// -----
+
+func.func @bitcast_shape(%x: tensor<64xf32>) {
+  // expected-error@+1 {{'tile.bitcast' op result: shape [64, 1] differs from [64]}}
+  %0 = "tile.bitcast"(%x) : (tensor<64xf32>) -> tensor<64x1xi32>
+  return
+}
+
+// -----
+
+func.func @ptr_to_int_i32(%p: !tile.ptr<f32, 1 : i32>) {
+  // expected-error@+1 {{'tile.ptr_to_int' op converts pointers to i64, not !tile.ptr<f32, 1 : i32> to i32}}
+  %0 = "tile.ptr_to_int"(%p) : (!tile.ptr<f32, 1 : i32>) -> i32
+  return
+}
+
+// -----
+
+func.func @int_to_ptr_from_i32(%x: i32) {
+  // expected-error@+1 {{'tile.int_to_ptr' op converts i64 to pointers, not i32 to !tile.ptr<f32, 1 : i32>}}
+  %0 = "tile.int_to_ptr"(%x) : (i32) -> !tile.ptr<f32, 1 : i32>
+  return
+}
+
+// -----
+
+func.func @int_to_ptr_shape(%x: tensor<64xi64>) {
+  // expected-error@+1 {{'tile.int_to_ptr' op result: shape [32] differs from [64]}}
+  %0 = "tile.int_to_ptr"(%x) : (tensor<64xi64>) -> tensor<32x!tile.ptr<f32, 1 : i32>>
+  return
+}
+
+// -----
+
+func.func @assert_not_i1(%c: tensor<16xi32>) {
+  // expected-error@+1 {{'tile.assert' op condition must be i1, got tensor<16xi32>}}
+  "tile.assert"(%c) {message = "c"} : (tensor<16xi32>) -> ()
+  return
+}
+
+// -----
+
+// --- tilegpu ops -------------------------------------------------------------------------------
+
+#blocked = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#mma = #tilegpu.mma<[2, 0], [2, 2], [16, 8]>
+module {
+func.func @convert_layout_shape(%x: tensor<64x64xf32, #blocked>) {
+  // expected-error@+1 {{'tilegpu.convert_layout' op result: shape [64, 32] differs from [64, 64]}}
+  %0 = "tilegpu.convert_layout"(%x) : (tensor<64x64xf32, #blocked>) -> tensor<64x32xf32, #mma>
+  return
+}
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#mma = #tilegpu.mma<[2, 0], [2, 2], [16, 8]>
+module {
+func.func @convert_layout_element_type(%x: tensor<64x64xf32, #blocked>) {
+  // expected-error@+1 {{'tilegpu.convert_layout' op result element type f16 differs from the operand's f32}}
+  %0 = "tilegpu.convert_layout"(%x) : (tensor<64x64xf32, #blocked>) -> tensor<64x64xf16, #mma>
+  return
+}
+}
+
+// -----
+
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+// Without an initial value a buffer is written later: it must be mutable.
+func.func @local_alloc_immutable_uninitialised() {
+  // expected-error@+1 {{'tilegpu.local_alloc' op an uninitialised buffer must be mutable}}
+  %0 = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 32], f16, #shared, false>
+  return
+}
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+func.func @local_alloc_initial_value(%x: tensor<64x32xf16, #blocked>) {
+  // expected-error@+1 {{'tilegpu.local_alloc' op the initial value: [64, 32] x f16 differs from the buffer's [64, 32] x f32}}
+  %0 = "tilegpu.local_alloc"(%x) : (tensor<64x32xf16, #blocked>) -> !tilegpu.memdesc<[64, 32], f32, #shared, false>
+  return
+}
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+func.func @local_load_shape(%d: !tilegpu.memdesc<[64, 32], f16, #shared, true>) {
+  // expected-error@+1 {{'tilegpu.local_load' op result: [32, 64] x f16 differs from the buffer's [64, 32] x f16}}
+  %0 = "tilegpu.local_load"(%d) : (!tilegpu.memdesc<[64, 32], f16, #shared, true>) -> tensor<32x64xf16, #blocked>
+  return
+}
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+func.func @local_store_immutable(%x: tensor<64x32xf16, #blocked>, %d: !tilegpu.memdesc<[64, 32], f16, #shared, false>) {
+  // expected-error@+1 {{'tilegpu.local_store' op stores into an immutable buffer}}
+  "tilegpu.local_store"(%x, %d) : (tensor<64x32xf16, #blocked>, !tilegpu.memdesc<[64, 32], f16, #shared, false>) -> ()
+  return
+}
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+func.func @local_store_shape(%x: tensor<64x16xf16, #blocked>, %d: !tilegpu.memdesc<[64, 32], f16, #shared, true>) {
+  // expected-error@+1 {{'tilegpu.local_store' op value: [64, 16] x f16 differs from the buffer's [64, 32] x f16}}
+  "tilegpu.local_store"(%x, %d) : (tensor<64x16xf16, #blocked>, !tilegpu.memdesc<[64, 32], f16, #shared, true>) -> ()
+  return
+}
+}
+
+// -----
+
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+func.func @memdesc_subview_offsets(%d: !tilegpu.memdesc<[3, 64, 32], f16, #shared, true>, %i: i32) {
+  // expected-error@+1 {{'tilegpu.memdesc_subview' op 2 offsets for a buffer of rank 3}}
+  %0 = "tilegpu.memdesc_subview"(%d, %i, %i) : (!tilegpu.memdesc<[3, 64, 32], f16, #shared, true>, i32, i32) -> !tilegpu.memdesc<[64, 32], f16, #shared, true>
+  return
+}
+}
+
+// -----
+
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+func.func @memdesc_subview_too_big(%d: !tilegpu.memdesc<[3, 64, 32], f16, #shared, true>, %i: i32) {
+  // expected-error@+1 {{'tilegpu.memdesc_subview' op a view [128, 32] does not fit in [3, 64, 32]}}
+  %0 = "tilegpu.memdesc_subview"(%d, %i, %i, %i) : (!tilegpu.memdesc<[3, 64, 32], f16, #shared, true>, i32, i32, i32) -> !tilegpu.memdesc<[128, 32], f16, #shared, true>
+  return
+}
+}
+
+// -----
+
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+func.func @memdesc_subview_element_type(%d: !tilegpu.memdesc<[3, 64, 32], f16, #shared, true>, %i: i32) {
+  // expected-error@+1 {{'tilegpu.memdesc_subview' op element type f32 differs from the buffer's f16}}
+  %0 = "tilegpu.memdesc_subview"(%d, %i, %i, %i) : (!tilegpu.memdesc<[3, 64, 32], f16, #shared, true>, i32, i32, i32) -> !tilegpu.memdesc<[64, 32], f32, #shared, true>
+  return
+}
+}
+
+// -----
+
+#nvmma = #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>
+module {
+func.func @memdesc_trans_not_swapped(%d: !tilegpu.memdesc<[64, 32], f16, #nvmma, true>) {
+  // expected-error@+1 {{'tilegpu.memdesc_trans' op transposes 2-D buffers: [64, 32] -> [64, 32]}}
+  %0 = "tilegpu.memdesc_trans"(%d) : (!tilegpu.memdesc<[64, 32], f16, #nvmma, true>) -> !tilegpu.memdesc<[64, 32], f16, #nvmma, true>
+  return
+}
+}
+
+// -----
+
+#shared3 = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [2, 1, 0]>
+module {
+func.func @memdesc_trans_3d(%d: !tilegpu.memdesc<[2, 64, 32], f16, #shared3, true>) {
+  // expected-error@+1 {{'tilegpu.memdesc_trans' op transposes 2-D buffers: [2, 64, 32] -> [32, 64, 2]}}
+  %0 = "tilegpu.memdesc_trans"(%d) : (!tilegpu.memdesc<[2, 64, 32], f16, #shared3, true>) -> !tilegpu.memdesc<[32, 64, 2], f16, #shared3, true>
+  return
+}
+}
+
+// -----
+
+#nvmma = #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>
+module {
+func.func @memdesc_trans_element_type(%d: !tilegpu.memdesc<[64, 32], f16, #nvmma, true>) {
+  // expected-error@+1 {{'tilegpu.memdesc_trans' op element type bf16 differs from the buffer's f16}}
+  %0 = "tilegpu.memdesc_trans"(%d) : (!tilegpu.memdesc<[64, 32], f16, #nvmma, true>) -> !tilegpu.memdesc<[32, 64], bf16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [0, 1]>, true>
+  return
+}
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+func.func @async_copy_shape(%p: tensor<64x16x!tile.ptr<f16, 1 : i32>, #blocked>, %d: !tilegpu.memdesc<[64, 32], f16, #shared, true>) {
+  // expected-error@+1 {{'tilegpu.async_copy_global_to_local' op copies [64, 16] x f16 into a buffer of [64, 32] x f16}}
+  %0 = "tilegpu.async_copy_global_to_local"(%p, %d) {cache = "none", evict = "evict_normal", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<64x16x!tile.ptr<f16, 1 : i32>, #blocked>, !tilegpu.memdesc<[64, 32], f16, #shared, true>) -> !tilegpu.async_token
+  return
+}
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+func.func @async_copy_pointee(%p: tensor<64x32x!tile.ptr<f32, 1 : i32>, #blocked>, %d: !tilegpu.memdesc<[64, 32], f16, #shared, true>) {
+  // expected-error@+1 {{'tilegpu.async_copy_global_to_local' op copies [64, 32] x f32 into a buffer of [64, 32] x f16}}
+  %0 = "tilegpu.async_copy_global_to_local"(%p, %d) {cache = "none", evict = "evict_normal", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<64x32x!tile.ptr<f32, 1 : i32>, #blocked>, !tilegpu.memdesc<[64, 32], f16, #shared, true>) -> !tilegpu.async_token
+  return
+}
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+func.func @async_copy_not_pointers(%p: tensor<64x32xi64, #blocked>, %d: !tilegpu.memdesc<[64, 32], f16, #shared, true>) {
+  // expected-error@+1 {{'tilegpu.async_copy_global_to_local' op src must be a tensor of pointers, got tensor<64x32xi64,}}
+  %0 = "tilegpu.async_copy_global_to_local"(%p, %d) {cache = "none", evict = "evict_normal", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<64x32xi64, #blocked>, !tilegpu.memdesc<[64, 32], f16, #shared, true>) -> !tilegpu.async_token
+  return
+}
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+func.func @async_copy_mask(%p: tensor<64x32x!tile.ptr<f16, 1 : i32>, #blocked>, %d: !tilegpu.memdesc<[64, 32], f16, #shared, true>, %m: tensor<64x32xi32, #blocked>) {
+  // expected-error@+1 {{'tilegpu.async_copy_global_to_local' op mask must be i1, got tensor<64x32xi32,}}
+  %0 = "tilegpu.async_copy_global_to_local"(%p, %d, %m) {cache = "none", evict = "evict_normal", operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<64x32x!tile.ptr<f16, 1 : i32>, #blocked>, !tilegpu.memdesc<[64, 32], f16, #shared, true>, tensor<64x32xi32, #blocked>) -> !tilegpu.async_token
+  return
+}
+}
+
+// -----
+
+func.func @async_wait_negative() {
+  // expected-error@+1 {{'tilegpu.async_wait' op num must not be negative, got -1}}
+  %0 = "tilegpu.async_wait"() {num = -1 : i32} : () -> !tilegpu.async_token
+  return
+}
+
+// -----
+
+#nvmma = #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>
+#wgmma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+module {
+func.func @warpgroup_dot_shapes(%a: !tilegpu.memdesc<[64, 32], f16, #nvmma, true>, %b: !tilegpu.memdesc<[16, 64], f16, #nvmma, true>, %c: tensor<64x64xf32, #wgmma>) {
+  // expected-error@+1 {{'tilegpu.warpgroup_dot' op shapes do not multiply: [64, 32] x [16, 64] -> [64, 64]}}
+  %0 = "tilegpu.warpgroup_dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!tilegpu.memdesc<[64, 32], f16, #nvmma, true>, !tilegpu.memdesc<[16, 64], f16, #nvmma, true>, tensor<64x64xf32, #wgmma>) -> tensor<64x64xf32, #wgmma>
+  return
+}
+}
+
+// -----
+
+// A from registers: the tensor's shape is read.
+#nvmma = #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>
+#wgmma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+module {
+func.func @warpgroup_dot_register_a(%a: tensor<64x16xf16, #tilegpu.dot_operand<0 : i32, #wgmma, 2 : i32>>, %b: !tilegpu.memdesc<[32, 64], f16, #nvmma, true>, %c: tensor<64x64xf32, #wgmma>) {
+  // expected-error@+1 {{'tilegpu.warpgroup_dot' op shapes do not multiply: [64, 16] x [32, 64] -> [64, 64]}}
+  %0 = "tilegpu.warpgroup_dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x16xf16, #tilegpu.dot_operand<0 : i32, #wgmma, 2 : i32>>, !tilegpu.memdesc<[32, 64], f16, #nvmma, true>, tensor<64x64xf32, #wgmma>) -> tensor<64x64xf32, #wgmma>
+  return
+}
+}
+
+// -----
+
+func.func @warpgroup_dot_wait_result_count(%x: tensor<64x64xf32>) {
+  // expected-error@+1 {{'tilegpu.warpgroup_dot_wait' op results must have the types of the inputs}}
+  %0:2 = "tilegpu.warpgroup_dot_wait"(%x) {pendings = 0 : i32} : (tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>)
+  return
+}
+
+// -----
+
+func.func @warpgroup_dot_wait_negative(%x: tensor<64x64xf32>) {
+  // expected-error@+1 {{'tilegpu.warpgroup_dot_wait' op pendings must not be negative, got -2}}
+  %0 = "tilegpu.warpgroup_dot_wait"(%x) {pendings = -2 : i32} : (tensor<64x64xf32>) -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// --- types of every value: static shapes ------------------------------------------------------
+
+func.func @dynamic_shape_result(%x: f32) {
+  // expected-error@+1 {{'tile.splat' op tensor<?xf32>: tensors of tile programs have static shapes}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+// Function arguments are the entry block's arguments: the func.func op is reported.
+// expected-error@+1 {{'func.func' op tensor<?x16xf32>: tensors of tile programs have static shapes}}
+func.func @dynamic_shape_argument(%x: tensor<?x16xf32>) {
+  return
+}
+
+// -----
+
+// --- types of every value: layouts that fit the tensor and the module ---------------------------
+
+func.func @layout_rank(%x: f32) {
+  // expected-error@+1 {{'tile.splat' op layout #tilegpu.blocked<[1, 1], [8, 4], [4, 1], [1, 0]> has rank 2, the tensor 1}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64xf32, #tilegpu.blocked<[1, 1], [8, 4], [4, 1], [1, 0]>>
+  return
+}
+
+// -----
+
+// A slice removes one dimension of its parent: a slice of a 2-D layout is 1-D.
+func.func @slice_layout_rank(%x: f32) {
+  // expected-error@+1 {{'tile.splat' op layout #tilegpu.slice<0 : i32, #tilegpu.blocked<[1, 1], [8, 4], [4, 1], [1, 0]>> has rank 1, the tensor 2}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64x64xf32, #tilegpu.slice<0 : i32, #tilegpu.blocked<[1, 1], [8, 4], [4, 1], [1, 0]>>>
+  return
+}
+
+// -----
+
+// 8 warps in a module of 4.
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+func.func @blocked_8_warps(%x: f32) {
+  // expected-error@+1 {{'tile.splat' op layout #tilegpu.blocked<[1, 1], [4, 8], [8, 1], [1, 0]> spans 8 warps; the module has 4}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64x64xf32, #tilegpu.blocked<[1, 1], [4, 8], [8, 1], [1, 0]>>
+  return
+}
+}
+
+// -----
+
+// threads_per_warp [4, 4]: 16 lanes, the module's warps have 32.
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+func.func @blocked_16_lanes(%x: f32) {
+  // expected-error@+1 {{'tile.splat' op layout #tilegpu.blocked<[1, 1], [4, 4], [4, 1], [1, 0]> has 16 lanes a warp; the module's warps have 32}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64x64xf32, #tilegpu.blocked<[1, 1], [4, 4], [4, 1], [1, 0]>>
+  return
+}
+}
+
+// -----
+
+// The parent of a slice is checked too.
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+func.func @slice_of_8_warps() {
+  // expected-error@+1 {{'tile.make_range' op layout #tilegpu.blocked<[1, 1], [4, 8], [8, 1], [1, 0]> spans 8 warps; the module has 4}}
+  %0 = "tile.make_range"() {start = 0 : i32, end = 64 : i32} : () -> tensor<64xi32, #tilegpu.slice<1 : i32, #tilegpu.blocked<[1, 1], [4, 8], [8, 1], [1, 0]>>>
+  return
+}
+}
+
+// -----
+
+// An mma layout of 2 x 4 = 8 warps in a module of 4.
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+func.func @mma_warps(%x: tensor<64x64xf32, #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>>) {
+  // expected-error@+1 {{'tilegpu.convert_layout' op layout #tilegpu.mma<[2, 0], [2, 4], [16, 8]> spans 8 warps; the module has 4}}
+  %0 = "tilegpu.convert_layout"(%x) : (tensor<64x64xf32, #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>>) -> tensor<64x64xf32, #tilegpu.mma<[2, 0], [2, 4], [16, 8]>>
+  return
+}
+}
+
+// -----
+
+// The same through a dot_operand layout: its parent's warps count.
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+func.func @dot_operand_of_8_warps(%x: tensor<64x32xf16, #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>>) {
+  // expected-error@+1 {{'tilegpu.convert_layout' op layout #tilegpu.mma<[2, 0], [4, 2], [16, 8]> spans 8 warps; the module has 4}}
+  %0 = "tilegpu.convert_layout"(%x) : (tensor<64x32xf16, #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>>) -> tensor<64x32xf16, #tilegpu.dot_operand<0 : i32, #tilegpu.mma<[2, 0], [4, 2], [16, 8]>, 2 : i32>>
+  return
+}
+}
+
+// -----
+
+// A shared-memory layout is a memdesc's encoding, never a register tensor's.
+func.func @shared_layout_on_tensor(%x: f16) {
+  // expected-error@+1 {{'tile.splat' op #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]> is a shared-memory layout, not one of registers}}
+  %0 = "tile.splat"(%x) : (f16) -> tensor<64x32xf16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{'func.func' op #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]> is a shared-memory layout, not one of registers}}
+func.func @slice_of_nvmma_shared(%x: tensor<64xf16, #tilegpu.slice<0 : i32, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>>>) {
+  return
+}
+
+// -----
+
+// Layouts that cannot be read back (inconsistent parameters) or are not tilegpu layouts.
+func.func @blocked_fields_differ_in_rank(%x: f32) {
+  // expected-error@+1 {{'tile.splat' op tensor<64xf32, #tilegpu.blocked<[1], [32, 1], [4], [0]>>: blocked layout fields differ in rank}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64xf32, #tilegpu.blocked<[1], [32, 1], [4], [0]>>
+  return
+}
+
+// -----
+
+func.func @slice_dim_out_of_range(%x: f32) {
+  // expected-error@+1 {{'tile.splat' op tensor<64xf32, #tilegpu.slice<2 : i32, #tilegpu.blocked<[1, 1], [8, 4], [4, 1], [1, 0]>>>: slice dim 2 is out of range for a parent of rank 2}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64xf32, #tilegpu.slice<2 : i32, #tilegpu.blocked<[1, 1], [8, 4], [4, 1], [1, 0]>>>
+  return
+}
+
+// -----
+
+func.func @not_a_layout(%x: f32) {
+  // expected-error@+1 {{'tile.splat' op tensor<64xf32, "rows">: '"rows"' is not a tilegpu layout}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64xf32, "rows">
+  return
+}
+
+// -----
+
+// --- types of every value: memdescs ------------------------------------------------------------
+
+func.func @memdesc_zero_dimension() {
+  // expected-error@+1 {{'tilegpu.local_alloc' op !tilegpu.memdesc<[0, 32], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, true>: a buffer's dimensions must be positive}}
+  %0 = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[0, 32], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, true>
+  return
+}
+
+// -----
+
+// A buffer has its layout's rank, or one (leading, multi-buffering) dimension more.
+func.func @memdesc_rank() {
+  // expected-error@+1 {{'tilegpu.local_alloc' op !tilegpu.memdesc<[2, 3, 64, 32], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, true>: memdesc shape (2, 3, 64, 32) does not fit a layout of rank 2}}
+  %0 = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[2, 3, 64, 32], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, true>
+  return
+}
+
+// -----
+
+// --- region nesting ----------------------------------------------------------------------------
+
+// 130 nested scf.if: the first op more than 128 region levels deep (the module's, the function's,
+// then 127 scf.if regions) is the 128th scf.if; nothing inside it is looked at.
+func.func @nested(%c: i1) {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+scf.if %c {
+// expected-error@+1 {{regions nest more than 128 deep here; tilec handles at most that}}
+scf.if %c {
+scf.if %c {
+scf.if %c {
+"tile.print"() {hex = false, prefix = "deep"} : () -> ()
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+return
+}
