@@ -49,7 +49,12 @@ def _element(t: ir.Type) -> ir.Type:
 def _pointee(t: ir.Type) -> ir.Type | None:
     """The pointee of a pointer or of a tensor of pointers; None for anything else."""
     element = _element(t)
-    return tile.ptr_pointee(element) if tile.is_ptr(element) else None
+    if not tile.is_ptr(element):
+        return None
+    try:
+        return tile.ptr_pointee(element)
+    except ir.MLIRError:  # IRDL lets a pointee be any attribute: `!tile.ptr<3 : i32, 1 : i32>`
+        raise ValueError(f"the pointee of {element} is not a type") from None
 
 
 def _is_int(t: ir.Type) -> bool:
@@ -87,7 +92,17 @@ def _first(*messages: str | None) -> str | None:
 
 
 def _int_attr(op: ir.Operation, name: str) -> int:
-    return ir.IntegerAttr(op.attributes[name]).value
+    return int_value(op.attributes[name], name)
+
+
+def int_value(attr: ir.Attribute, name: str) -> int:
+    """An integer attribute's value; ValueError for one that is not an integer or does not fit
+    in 64 bits (reading a wider one aborts inside MLIR)."""
+    if not isinstance(attr, ir.IntegerAttr):
+        raise ValueError(f"{name} must be an integer, got {attr}")
+    if isinstance(attr.type, ir.IntegerType) and attr.type.width > 64:
+        raise ValueError(f"{name} is a {attr.type.width}-bit integer; at most 64 bits")
+    return ir.IntegerAttr(attr).value
 
 
 def _operand(op: ir.Operation, group: int, groups: str = "operandSegmentSizes") -> ir.Value | None:
@@ -248,6 +263,8 @@ def _combining(op) -> str | None:
         return f"operands differ in shape: {[_shape(v.type) for v in sources]}"
     if not 0 <= axis < len(s):
         return f"axis {axis} is out of range for operands of rank {len(s)}"
+    if len(op.results) != len(sources):
+        return f"{len(op.results)} results for {len(sources)} operands: one result per operand"
     expected = s if op.name == "tile.scan" else s[:axis] + s[axis + 1:]
     for src, result in zip(sources, op.results):
         if _shape(result.type) != expected:
@@ -263,6 +280,11 @@ def _combining(op) -> str | None:
     if arguments != wanted:
         return (f"the combine block takes ({', '.join(map(str, arguments))}); expected "
                 f"({', '.join(map(str, wanted))})")
+    ops = list(blocks[0].operations)
+    yielded = [v.type for v in ops[-1].operands] if ops else []
+    if not ops or ops[-1].name != "gpu.yield" or yielded != wanted[:len(sources)]:
+        return (f"the combine block must end with gpu.yield of "
+                f"({', '.join(map(str, wanted[:len(sources)]))})")
     return None
 
 
@@ -412,8 +434,6 @@ def _memdesc_subview(op) -> str | None:
     offsets = list(op.operands)[1:]
     if len(offsets) != len(src.shape):
         return f"{len(offsets)} offsets for a buffer of rank {len(src.shape)}"
-    if any(_text(v.type) != "i32" for v in offsets):
-        return "offsets must be i32"
     tail = src.shape[len(src.shape) - len(result.shape):]
     if len(result.shape) > len(src.shape) or any(r > s for r, s in zip(result.shape, tail)):
         return f"a view {list(result.shape)} does not fit in {list(src.shape)}"
@@ -514,6 +534,8 @@ def _layout_problem(layout, rank: int, where: _Module) -> str | None:
 
 
 def _type_problem(t: ir.Type, where: _Module) -> str | None:
+    if isinstance(t, ir.UnrankedTensorType):
+        return f"{t}: tensors of tile programs have static shapes"
     if _is_tensor(t):
         if not t.has_static_shape:
             return f"{t}: tensors of tile programs have static shapes"
@@ -530,22 +552,34 @@ def _type_problem(t: ir.Type, where: _Module) -> str | None:
             return f"{t}: {err}"
         if not all(d > 0 for d in desc.shape):
             return f"{t}: a buffer's dimensions must be positive"
+        if not isinstance(desc.layout, (SharedLayout, NvmmaSharedLayout)):
+            return f"{t}: a buffer's layout is a shared-memory one, not {desc.layout.text()}"
     return None
 
 
 def _module_facts(module: ir.Operation) -> _Module:
+    """What the module says of its threads; ValueError when it says it wrongly."""
     attrs = module.attributes
 
     def read(name: str) -> int | None:
-        return ir.IntegerAttr(attrs[name]).value if name in attrs else None
+        if name not in attrs:
+            return None
+        value = int_value(attrs[name], name)
+        if value <= 0:
+            raise ValueError(f"{name} must be positive, got {value}")
+        return value
     return _Module(read("tilegpu.num_warps"), read("tilegpu.threads_per_warp"))
 
 
 def verify(module: ir.Operation) -> list[Problem]:
     """Every broken rule in `module` (the builtin.module op), in walk order."""
     module = module.operation
-    where = _module_facts(module)
     problems: list[Problem] = []
+    try:
+        where = _module_facts(module)
+    except ValueError as err:
+        problems.append(Problem(module, f"'builtin.module' op {err}"))
+        where = _Module(None, None)
     stack = [(module, 0)]
     too_deep = False
     while stack:
@@ -559,6 +593,9 @@ def verify(module: ir.Operation) -> list[Problem]:
         blocks = [block for region in op.regions for block in region.blocks]
         # every value's type: its results, and the arguments of the blocks it holds
         types = [r.type for r in op.results] + [a.type for b in blocks for a in b.arguments]
+        if op.name == "func.func":  # declarations too: the signature's types
+            signature = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            types += [*signature.inputs, *signature.results]
         message = next((m for m in (_type_problem(t, where) for t in types) if m), None)
         rule = RULES.get(op.name)
         if message is None and rule is not None:
@@ -576,7 +613,7 @@ def _checked(rule, op: ir.Operation) -> str | None:
     anything) says what it could not read rather than failing."""
     try:
         return rule(op)
-    except (ValueError, TypeError, IndexError, KeyError) as err:
+    except (ValueError, TypeError, IndexError, KeyError, ir.MLIRError) as err:
         return f"has operands or attributes of the wrong kind ({type(err).__name__}: {err})"
 
 

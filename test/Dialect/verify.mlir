@@ -1665,3 +1665,71 @@ scf.if %c {
 }
 return
 }
+
+// -----
+
+// Inputs that once crashed the rules or slipped through them.
+func.func @wide() {
+  // expected-error@+1 {{axis is a 128-bit integer; at most 64 bits}}
+  %0 = "tile.program_id"() {axis = 1180591620717411303424 : i128} : () -> i32
+  return
+}
+
+// -----
+
+func.func @pointee_not_a_type(%p: !tile.ptr<3 : i32, 1 : i32>, %o: i32) {
+  // expected-error@+1 {{the pointee of !tile.ptr<3 : i32, 1 : i32> is not a type}}
+  %0 = "tile.addptr"(%p, %o) : (!tile.ptr<3 : i32, 1 : i32>, i32) -> !tile.ptr<3 : i32, 1 : i32>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{tilegpu.num_warps must be an integer, got "4"}}
+module attributes {tilegpu.num_warps = "4"} {
+  func.func @h() {
+    return
+  }
+}
+
+// -----
+
+// expected-error@+1 {{tensor<*xf32>: tensors of tile programs have static shapes}}
+func.func @unranked(%x: tensor<*xf32>) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{a buffer's layout is a shared-memory one, not #tilegpu.blocked}}
+func.func @memdesc_in_registers(%d: !tilegpu.memdesc<[64], f16, #tilegpu.blocked<[1], [32], [4], [0]>, true>) {
+  return
+}
+
+// -----
+
+func.func @reduce_results(%v: tensor<32x64xf32>, %i: tensor<32x64xi32>) {
+  // expected-error@+1 {{1 results for 2 operands: one result per operand}}
+  %m = "tile.reduce"(%v, %i) ({
+  ^bb0(%v0: f32, %i0: i32, %v1: f32, %i1: i32):
+    gpu.yield %v0, %i0 : f32, i32
+  }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<32x64xf32>, tensor<32x64xi32>) -> tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_yield(%v: tensor<32x64xf32>) {
+  // expected-error@+1 {{the combine block must end with gpu.yield of (f32)}}
+  %m = "tile.reduce"(%v) ({
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.constant 0 : i32
+    gpu.yield %c : i32
+  }) {axis = 1 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<32x64xf32>) -> tensor<32xf32>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{tensor<?xf32>: tensors of tile programs have static shapes}}
+func.func private @declaration(tensor<?xf32>) -> tensor<4xf32>
