@@ -11,10 +11,12 @@ import functools
 import hashlib
 import inspect
 import json
+import math
 import os
 import platform
 import re
 import subprocess
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata as package_metadata
@@ -28,8 +30,9 @@ import tilec.dialects
 import tilec.passes
 from tilec.cache import KernelCache, make_key
 from tilec.context import make_context
-from tilec.diagnostics import DiagnosticError
+from tilec.diagnostics import DiagnosticError, file_line_col
 from tilec.errors import CompilationError, OutOfResources
+from tilec.frontend import checks
 from tilec.frontend.codegen import CodeGenerator
 from tilec.kernel import JITFunction, jit_function_of
 from tilec.language.core import tensor
@@ -312,6 +315,8 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
                                          options.maxnreg)
         else:
             asm[stage.name] = module.operation.get_asm(enable_debug_info=True)
+        if stage.name == "tile":
+            _check_block_sizes(fn, module, options)
         if stage.name == "tilegpu":
             metadata["shared"] = ir.IntegerAttr(module.attributes["tilegpu.shared_bytes"]).value
             _check_shared(fn, module, metadata["shared"], options)
@@ -321,6 +326,7 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
             return kernel
     asm["cubin"], log = _assemble(fn, asm["ptx"], options)
     metadata.update(ptxas_stats(log))
+    _warn_of_spills(fn, metadata)
     kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
     _dump(kernel)
     _to_cache(cache_key, kernel)
@@ -351,6 +357,54 @@ def _assemble(fn: JITFunction, ptx: str, options: CompileOptions) -> tuple[bytes
 
 # Dynamic shared memory a block may use, by compute capability (after cudaFuncSetAttribute).
 SHARED_LIMITS = {80: 163 * 1024, 86: 99 * 1024, 89: 99 * 1024, 90: 227 * 1024}
+
+
+# 32-bit registers a thread has. One block value needing more than SPILL_FACTOR times that in
+# every thread cannot be compiled into anything useful (a 2^20-element block took 46 s and
+# spilled 40k registers): it is refused before lowering. (Elementwise chains of blocks a few
+# times larger than the register file compile without spills: the lowering streams them.)
+# A kernel whose registers ptxas spills by more than SPILL_WARNING bytes gets a warning.
+REGISTERS_PER_THREAD = 255
+SPILL_FACTOR = 32
+SPILL_WARNING = 1024
+
+
+def _check_block_sizes(fn: JITFunction, module, options: CompileOptions) -> None:
+    """OutOfResources, naming the line that makes it, for a block value far too large for the
+    program's threads to hold."""
+    largest: list = [0, None]
+
+    def visit(op):
+        for result in op.results:
+            t = result.type
+            if isinstance(t, ir.RankedTensorType) and t.has_static_shape:
+                element = t.element_type
+                bits = 64 if str(element).startswith("!tile.ptr") else getattr(element, "width",
+                                                                                32)
+                size = math.prod(t.shape) * max(bits, 32) // 32
+                if size > largest[0]:
+                    largest[:] = [size, op.operation]
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    words, op = largest
+    threads = options.num_warps * 32
+    per_thread = -(-words // threads)
+    if per_thread <= SPILL_FACTOR * REGISTERS_PER_THREAD:
+        return
+    where = file_line_col(op.location)
+    at = f"{where[0]}:{where[1]}: " if where else ""
+    raise OutOfResources(f"{at}a block value of {op.results[0].type} needs about {per_thread} "
+                         f"registers in each of the {threads} threads of {fn.__name__} (a thread "
+                         f"has {REGISTERS_PER_THREAD}): use smaller blocks or more warps")
+
+
+def _warn_of_spills(fn: JITFunction, stats: dict) -> None:
+    spilled = stats.get("spill_stores", 0)
+    if spilled > SPILL_WARNING:
+        warnings.warn(f"{fn.__name__}: ptxas spills {spilled} bytes of registers to local "
+                      f"memory per thread ({fn.filename}:{fn.def_line}); smaller blocks or more "
+                      "warps keep them in registers", stacklevel=3)
 
 
 def _check_shared(fn: JITFunction, module, shared: int, options: CompileOptions) -> None:
@@ -488,11 +542,9 @@ def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict
             scope[p.name] = tensor(arg, p.type)
         scope = nest(scope)  # tuple arguments' elements (`name.0`, ...) back into tuples
         with ir.InsertionPoint(entry):
-            returned = CodeGenerator(fn, scope, debug=debug).generate_body()
-            if returned is not None:
-                raise CompilationError(f"kernel {fn.__name__} returns a value: kernels write "
-                                       "their results through pointers", fn.filename,
-                                       fn.def_line, fn.indent, fn.source_line(fn.def_line))
+            generator = CodeGenerator(fn, scope, debug=debug)
+            if generator.generate_body() is not None:
+                raise checks.kernel_return_error(fn, generator.return_node)
             func.ReturnOp([])
         try:
             module.operation.verify()

@@ -31,7 +31,8 @@ class CompilationError(Exception):
             indent = len(stripped) - len(stripped.lstrip())
             text.append("    " + stripped.lstrip())
             text.append("    " + " " * max(col - indent, 0) + "^")
-        text += [f"  called from {site}" for site in self.call_sites]
+        for site, count in _runs(self.call_sites):  # a recursion's sites once, with a count
+            text.append(f"  called from {site}" + (f" ({count} times)" if count > 1 else ""))
         return "\n".join(text)
 
     def __str__(self) -> str:
@@ -80,3 +81,14 @@ class RaceError(KernelRuntimeError):
 
 class DeviceAssertionError(KernelRuntimeError, AssertionError):
     """tl.device_assert failed while interpreting."""
+
+
+def _runs(items) -> list[tuple]:
+    """(item, how many times in a row) for the runs of equal consecutive items."""
+    runs: list[list] = []
+    for item in items:
+        if runs and runs[-1][0] == item:
+            runs[-1][1] += 1
+        else:
+            runs.append([item, 1])
+    return [tuple(run) for run in runs]

@@ -123,17 +123,42 @@ class JITFunction(_KernelBase):
 
     # --- cache keys ---------------------------------------------------------------------
 
-    @cached_property
+    @property
     def cache_key(self) -> str:
         """A hash of this function's source and of everything it reads: the jit functions it
         calls (their keys, recursively), constexpr functions' source and global constants.
-        Computed once per function object."""
-        h = hashlib.sha256(self.src.encode())
-        for name, dep in sorted(self._dependencies().items()):
-            h.update(f"\0{name}={dep}".encode())
-        return h.hexdigest()
+        Computed once per function object; functions calling each other (recursion) are keyed
+        by the sources of the whole cycle."""
+        key = self.__dict__.get("_cache_key")
+        return key if key is not None else self._key(())[0]
 
-    def _dependencies(self) -> dict[str, str]:
+    def _key(self, stack: tuple) -> tuple[str, frozenset]:
+        """(this function's key, the ids of functions on `stack`, the callers being keyed, that
+        it stands on: a key that stands on one is not final and is not kept)."""
+        done = self.__dict__.get("_cache_key")
+        if done is not None:
+            return done, frozenset()
+        if any(f is self for f in stack):  # a call back into a function being keyed
+            return f"recursive:{self.__qualname__}", frozenset([id(self)])
+        h = hashlib.sha256(self.src.encode())
+        open_calls: set[int] = set()
+        for name, value in sorted(self._dependencies().items(), key=lambda item: item[0]):
+            jit_fn = as_jit(value)
+            if jit_fn is not None:
+                key, stands_on = jit_fn._key(stack + (self,))
+                open_calls |= stands_on
+                dep = "jit:" + key
+            else:
+                dep = _dependency_key(value)
+            h.update(f"\0{name}={dep}".encode())
+        open_calls.discard(id(self))
+        key = h.hexdigest()
+        if not open_calls:
+            self.__dict__["_cache_key"] = key
+        return key, frozenset(open_calls)
+
+    def _dependencies(self) -> dict[str, Any]:
+        """What the function's names refer to (globals, attributes of modules), by name."""
         deps = {}
         names = {n.id for n in ast.walk(self.parse()) if isinstance(n, ast.Name)}
         attrs = {(n.value.id, n.attr) for n in ast.walk(self.parse())
@@ -143,13 +168,13 @@ class JITFunction(_KernelBase):
                 continue
             found, value = self.resolve_global(name)
             if found:
-                deps[name] = _dependency_key(value)
+                deps[name] = value
         for base, attr in sorted(attrs):
             found, module = self.resolve_global(base)
             if found and inspect.ismodule(module) and hasattr(module, attr):
                 value = getattr(module, attr)
                 if as_jit(value) not in (None, self):
-                    deps[f"{base}.{attr}"] = _dependency_key(value)
+                    deps[f"{base}.{attr}"] = value
         return deps
 
     # --- binding ------------------------------------------------------------------------
@@ -252,9 +277,7 @@ def jit_function_of(obj) -> "JITFunction | None":
 
 
 def _dependency_key(value) -> str:
-    jit_fn = as_jit(value)
-    if jit_fn is not None:
-        return "jit:" + jit_fn.cache_key
+    """The key of a value a function reads that is not a jit function."""
     if is_constexpr_function(value):
         try:
             return "fn:" + hashlib.sha256(inspect.getsource(value).encode()).hexdigest()

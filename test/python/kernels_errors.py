@@ -167,9 +167,9 @@ def k_kernel_return_in_loop(x_ptr, n):
 
 
 @tilec.jit
-def k_returns_value(x_ptr):  # ERR
+def k_returns_value(x_ptr):
     offs = tl.arange(0, 16)
-    return offs
+    return offs  # ERR
 
 
 @tilec.jit
@@ -205,3 +205,9 @@ def k_program_id_axis(x_ptr):
 def k_slice_index(x_ptr):
     x = tl.arange(0, 16)[2:]  # ERR
     tl.store(x_ptr + tl.arange(0, 16), x)
+
+
+@tilec.jit
+def k_huge_block(x_ptr):
+    offs = tl.arange(0, 1048576)
+    tl.store(x_ptr + offs, tl.sort(offs.to(tl.float32)))  # ERR: the largest, 2^20 pointers

@@ -264,3 +264,55 @@ def k_descending_range(out_ptr, lo, hi, STEP: tl.constexpr):
         n += 1
     tl.store(out_ptr, acc)
     tl.store(out_ptr + 1, n)
+
+
+# --- mistakes found while compiling (the interpreter finds them as it runs) -------------------
+
+@tilec.jit
+def k_constant_division_by_zero(x_ptr, BLOCK: tl.constexpr = 64):
+    step = BLOCK // (BLOCK - 64)  # ERR
+    tl.store(x_ptr, step)
+
+
+@tilec.jit
+def forever(x):
+    return forever(x + 1)  # ERR
+
+
+@tilec.jit
+def k_unbounded_recursion(x_ptr):
+    tl.store(x_ptr, forever(1.0))
+
+
+@tilec.jit
+def k_returns_a_value(x_ptr):
+    v = tl.load(x_ptr)
+    return v  # ERR
+
+
+@tilec.jit
+def factorial(n: tl.constexpr):
+    if n <= 1:
+        return 1
+    return n * factorial(n - 1)
+
+
+@tilec.jit
+def even(n: tl.constexpr):
+    if n == 0:
+        return True
+    return odd(n - 1)
+
+
+@tilec.jit
+def odd(n: tl.constexpr):
+    if n == 0:
+        return False
+    return even(n - 1)
+
+
+@tilec.jit
+def k_constexpr_recursion(x_ptr, N: tl.constexpr = 6):
+    """Recursion that ends at compile time: direct (factorial) and mutual (even/odd)."""
+    tl.store(x_ptr, factorial(N))
+    tl.store(x_ptr + 1, 1.0 if even(N) else 0.0)

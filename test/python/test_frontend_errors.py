@@ -8,11 +8,13 @@ from __future__ import annotations
 import inspect
 import os
 import re
+import warnings
 
 import pytest
 
 import kernels_errors as K
 import tilec
+from tilec import compiler
 from tilec.language.core import SemanticError
 
 
@@ -198,12 +200,10 @@ def test_ops_carry_source_locations():
     assert re.search(rf'loc\("{re.escape(KERNEL_FILE)}":{store_line}:5\)', text), text
 
 
-# --- other errors reported at the kernel's `def` line ----------------------------------------
-
-def test_kernel_returning_a_value_names_the_def_line():
+def test_kernel_returning_a_value_names_the_return_line():
     err = compile_error(K.k_returns_value)
     assert "returns a value" in err.message
-    assert_points_at(err, marker_line(K.k_returns_value), "def")
+    assert_points_at(err, marker_line(K.k_returns_value), "return")
 
 
 # --- misuse of library functions written in the language (tl.sum, tl.softmax) ---------------------
@@ -237,3 +237,21 @@ def test_the_cause_is_the_languages_error_saying_the_same(name, monkeypatch):
     with pytest.raises(tilec.CompilationError) as interpreted:
         getattr(K, name)[(1,)](np.zeros(16, np.float32))
     assert str(interpreted.value.__cause__) == str(err.__cause__)
+
+
+def test_a_block_far_too_large_for_the_threads_is_out_of_resources_at_once():
+    """2^20 elements in 128 threads: 16384 registers each (it took 46 s to compile into 40k
+    spills); refused before lowering, naming the line that makes the block."""
+    with pytest.raises(tilec.OutOfResources, match=r"needs about \d+ registers in each of the "
+                       r"128 threads of k_huge_block \(a thread has 255\): use smaller blocks"
+                       ) as info:
+        compile_tile(K.k_huge_block, signature={"x_ptr": "*fp32"})
+    assert f"{KERNEL_FILE}:{marker_line(K.k_huge_block)}:" in str(info.value)
+
+
+def test_heavy_spills_are_a_warning():
+    with pytest.warns(UserWarning, match=r"k_huge_block: ptxas spills 3104 bytes"):
+        compiler._warn_of_spills(K.k_huge_block, {"spill_stores": 3104})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compiler._warn_of_spills(K.k_huge_block, {"spill_stores": 512})

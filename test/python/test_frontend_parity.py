@@ -3,6 +3,9 @@ for each construct kernels do not have, both raise the same CompilationError at 
 and the interpreter raises it before the kernel runs (nothing is stored)."""
 from __future__ import annotations
 
+import inspect
+import math
+
 import numpy as np
 import pytest
 
@@ -171,3 +174,48 @@ def test_flip_full_like_and_ones_like(dim):
     finally:
         G.flips.interpret = None
     np.testing.assert_array_equal(out, np.flip(x, 1 if dim is None else dim) + 0.5)
+
+
+# Mistakes the compiler finds while compiling and the interpreter while running the kernel:
+# the same CompilationError at the same line (the line marked `# ERR`) in both modes.
+FOUND_WHILE_RUNNING = {
+    "k_constant_division_by_zero": "division by zero at compile time",
+    "k_unbounded_recursion": "@tilec.jit calls nest more than 32 deep: a recursive call must "
+                             "stop at compile time",
+    "k_returns_a_value": "kernel k_returns_a_value returns a value",
+}
+
+
+def _marked_line(*kernels) -> int:
+    for kernel in kernels:
+        lines, start = inspect.getsourcelines(kernel.fn)
+        for i, line in enumerate(lines):
+            if "# ERR" in line:
+                return start + i
+    raise AssertionError("no # ERR line")
+
+
+@pytest.mark.parametrize("name", sorted(FOUND_WHILE_RUNNING))
+def test_both_modes_report_mistakes_found_while_running_at_their_line(name):
+    kernel = getattr(P, name)
+    with pytest.raises(CompilationError, match=FOUND_WHILE_RUNNING[name]) as compiled:
+        _compile(kernel)
+    with pytest.raises(CompilationError, match=FOUND_WHILE_RUNNING[name]) as interpreted:
+        _interpret(kernel, np.zeros(4, np.float32))
+    expected = _marked_line(kernel, P.forever)
+    assert compiled.value.line == interpreted.value.line == expected
+    assert "internal compiler error" not in str(compiled.value)
+    if name == "k_unbounded_recursion":  # the recursion's call sites once, with a count
+        assert "(31 times)" in str(compiled.value)
+
+
+def test_recursion_ending_at_compile_time_runs_in_both_modes():
+    x = np.zeros(4, np.float32)
+    _interpret(P.k_constexpr_recursion, x)
+    assert x[:2].tolist() == [720.0, 1.0]
+    tile_ir = _compile(P.k_constexpr_recursion).asm["tile"]
+    assert "7.200000e+02" in tile_ir  # 6!, folded
+    for n, parity in [(7, 0.0), (0, 1.0)]:
+        x = np.zeros(4, np.float32)
+        _interpret(P.k_constexpr_recursion, x, N=n)
+        assert x[:2].tolist() == [math.factorial(n), parity]

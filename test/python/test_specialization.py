@@ -484,3 +484,46 @@ def test_launch_without_constexpr_is_an_error():
 def test_calling_a_kernel_directly_is_an_error():
     with pytest.raises(RuntimeError, match=r"copy\[grid\]"):
         copy(aligned_f32(), aligned_f32(), 64, BLOCK=16)
+
+
+RECURSIVE = '''import tilec
+import tilec.language as tl
+
+
+@tilec.jit
+def even(n: tl.constexpr):
+    if n == 0:
+        return True
+    return odd(n - 1)
+
+
+@tilec.jit
+def odd(n: tl.constexpr):
+    if n == 0:
+        return {odd_at_zero}
+    return even(n - 1)
+
+
+@tilec.jit
+def kernel(x_ptr, N: tl.constexpr):
+    tl.store(x_ptr, 1 if even(N) else 0)
+'''
+
+
+def test_recursive_helpers_have_keys_covering_the_whole_cycle(tmp_path, monkeypatch):
+    """Keying a function that calls itself (through another) once recursed without end; the
+    key of each function of a cycle covers every function of it."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    modules = []
+    for i, value in enumerate(["False", "False", "True"]):
+        (tmp_path / f"recursive_{i}.py").write_text(RECURSIVE.format(odd_at_zero=value))
+        modules.append(importlib.import_module(f"recursive_{i}"))
+    same, also_same, changed = modules
+    # keys taken in different orders (a cycle entered at another function) agree
+    assert same.kernel.cache_key == also_same.kernel.cache_key
+    assert also_same.odd.cache_key == same.odd.cache_key
+    assert same.even.cache_key == also_same.even.cache_key
+    for name in ("kernel", "even", "odd"):  # a change in odd reaches every key of the cycle
+        assert getattr(changed, name).cache_key != getattr(same, name).cache_key
+    text = compile_tile(same.kernel, signature={"x_ptr": "*i32"}, constexprs={"N": 4}).asm["tile"]
+    assert "arith.constant 1 : i32" in text

@@ -203,6 +203,22 @@ def min_max(fn, args, minimum, maximum):
     return result
 
 
+def kernel_return_error(fn, node: ast.Return | None = None) -> CompilationError:
+    """A kernel returning a value, at its return statement (the first one returning a value
+    when `node` is not known: the interpreter only sees the value come back)."""
+    if node is None:
+        node = next(n for n in ast.walk(fn.parse()) if isinstance(n, ast.Return) and n.value)
+    return error_at(fn, node, f"kernel {fn.__name__} returns a value: kernels write their "
+                              "results through pointers", ())
+
+
+MAX_CALL_DEPTH = 32  # @jit calls inlined into one another (recursion ends at compile time)
+
+CALL_DEPTH_MESSAGE = (f"@tilec.jit calls nest more than {MAX_CALL_DEPTH} deep: a recursive call "
+                      "must stop at compile time (on a tl.constexpr argument, as `if n == 0: "
+                      "return ...`)")
+
+
 def check_jit_call(fn, args, kwargs) -> dict:
     """The arguments of a call of the @tilec.jit function `fn`, bound to its parameters;
     a run-time value for a constexpr parameter is an error."""

@@ -35,7 +35,6 @@ _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">
 _PY_CMPOPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
               ">": operator.gt, ">=": operator.ge}
 
-MAX_INLINE_DEPTH = 32
 
 
 class CodeGenerator(ast.NodeVisitor):
@@ -51,6 +50,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.call_locs = call_locs  # ir.Location of each call site, innermost first
         self.returned: Any = None
         self.has_returned = False
+        self.return_node: ast.Return | None = None
         self.node_stack: list[ast.AST] = []  # the nodes being visited, innermost last
 
     # --- locations and errors ------------------------------------------------------------
@@ -92,6 +92,9 @@ class CodeGenerator(ast.NodeVisitor):
                 raise self.error(err.node, str(err)) from None
             except SemanticError as err:  # kept as the cause, as Triton keeps its errors
                 raise self.error(node, str(err)) from err
+            except (ZeroDivisionError, OverflowError) as err:  # in arithmetic on constants
+                raise self.error(node, f"{constant_error(err)}: {ast.unparse(node)} ({err})") \
+                    from None
             except RecursionError:
                 raise self.error(node, "too deeply nested (recursive @tilec.jit calls?)") from None
             except Exception as err:  # a bug in tilec: still point at the kernel's line
@@ -134,6 +137,7 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_Return(self, node: ast.Return):
         self.returned = None if node.value is None else self.visit(node.value)
         self.has_returned = True
+        self.return_node = node
 
     def visit_Assign(self, node: ast.Assign):
         value = self.visit(node.value)
@@ -364,8 +368,8 @@ class CodeGenerator(ast.NodeVisitor):
         return fn(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in kwargs.items()})
 
     def call_jit(self, node: ast.AST, fn, args: list, kwargs: dict):
-        if len(self.call_sites) >= MAX_INLINE_DEPTH:
-            raise self.error(node, "@tilec.jit calls nest too deeply (recursion is not supported)")
+        if len(self.call_sites) >= checks.MAX_CALL_DEPTH:
+            raise self.error(node, checks.CALL_DEPTH_MESSAGE)
         try:
             bound = checks.check_jit_call(fn, args, kwargs)
         except SemanticError as err:
@@ -379,6 +383,12 @@ class CodeGenerator(ast.NodeVisitor):
         """A combine callback for reduce/scan from a @tilec.jit function."""
         jit_fn = checks.combine_jit(fn)
         return lambda args: checks.as_list(self.call_jit(self.node_stack[-1], jit_fn, args, {}))
+
+
+def constant_error(err: ArithmeticError) -> str:
+    """What went wrong computing a compile-time value (both modes say it the same way)."""
+    return ("division by zero at compile time" if isinstance(err, ZeroDivisionError) else
+            "overflow at compile time")
 
 
 def check_global(gen: CodeGenerator, node: ast.AST, name: str, value: Any) -> Any:

@@ -16,6 +16,8 @@ import os
 import numpy as np
 
 from tilec.errors import CompilationError
+from tilec.frontend import checks as frontend_checks
+from tilec.frontend.codegen import constant_error
 from tilec.interpreter import program
 from tilec.interpreter.builder import NumPyBuilder
 from tilec.interpreter.memory import Checks, Memory
@@ -73,15 +75,28 @@ def launch(fn, grid: tuple[int, int, int], bound: dict, specialization: tuple,
     try:
         for z, y, x in itertools.product(range(grid[2]), range(grid[1]), range(grid[0])):
             state.pid = (x, y, z)
-            run(*args)
+            if run(*args) is not None:  # as the compiler: at the return statement
+                raise frontend_checks.kernel_return_error(fn)
     except SemanticError as err:
         raise _at_kernel_line(err, state.pid) from err
+    except (ZeroDivisionError, OverflowError) as err:  # Python arithmetic on constants
+        if not _in_kernel(err):
+            raise
+        raise _at_kernel_line(err, state.pid, f"{constant_error(err)} ({err})") from None
     finally:
         language_builder.activate(None)
         memory.finish()
 
 
-def _at_kernel_line(err: SemanticError, pid) -> CompilationError:
+def _in_kernel(err: Exception) -> bool:
+    """Whether `err` was raised by a kernel's own line (not inside tilec or a library)."""
+    tb = err.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return is_user_file(tb.tb_frame.f_code.co_filename)
+
+
+def _at_kernel_line(err: Exception, pid, message: str | None = None) -> CompilationError:
     """The same error the compiler gives, at the innermost kernel line of the traceback."""
     filename = line = None
     tb = err.__traceback__
@@ -92,5 +107,5 @@ def _at_kernel_line(err: SemanticError, pid) -> CompilationError:
 
     source = linecache.getline(filename, line) if filename else None
     col = len(source) - len(source.lstrip()) if source else 0
-    return CompilationError(f"{err} (while interpreting program {pid})", filename, line, col,
-                            source or None)
+    return CompilationError(f"{message or err} (while interpreting program {pid})", filename,
+                            line, col, source or None)

@@ -14,17 +14,19 @@ tracebacks, `print` and `breakpoint()` behave as in the original.
 from __future__ import annotations
 
 import ast
+import threading
 import types
 
 from tilec.frontend import checks
 from tilec.frontend.codegen import CodeGenerator
 from tilec.kernel import as_jit
 from tilec.language import builtins as tl
-from tilec.language.core import unwrap
+from tilec.language.core import SemanticError, unwrap
 from tilec.language.semantic import to_tensor
 
 CALL, FORMAT, LITERAL = "__tilec_call__", "__tilec_format__", "__tilec_literal__"
 _RUNNABLE = "__tilec_interpreted__"
+BODY = "__tilec_body__"  # the name of the instrumented copy of a kernel's function
 
 
 def runnable(fn):
@@ -37,10 +39,20 @@ def runnable(fn):
     return made
 
 
+_DEPTH = threading.local()  # @jit calls in progress in this thread's interpreted kernel
+
+
 def call_jit(fn, args, kwargs):
-    """A call of the JITFunction `fn` from interpreted code."""
+    """A call of the JITFunction `fn` from interpreted code (as deep as the compiler inlines)."""
     checks.check_jit_call(fn, args, kwargs)
-    return runnable(fn)(*args, **kwargs)
+    depth = getattr(_DEPTH, "calls", 0)
+    if depth >= checks.MAX_CALL_DEPTH:
+        raise SemanticError(checks.CALL_DEPTH_MESSAGE)
+    _DEPTH.calls = depth + 1
+    try:
+        return runnable(fn)(*args, **kwargs)
+    finally:
+        _DEPTH.calls = depth
 
 
 def checked_call(fn, *args, **kwargs):
@@ -86,6 +98,9 @@ def _instrumented(fn):
     fn_def = fn.parse()
     fn_def.decorator_list = []
     fn_def = _Instrument().visit(fn_def)
+    # Under a name of its own: under the function's, a recursive call would read the copy
+    # from the outer function's closure (a cell the outer function never fills).
+    fn_def.name = BODY
     ast.increment_lineno(fn_def, fn.first_line - 1)  # the file's line numbers
     # An outer function whose parameters are the names the copy reads from its closure: the
     # instrumentation's three, and the original's free variables.
@@ -104,7 +119,9 @@ def _instrumented(fn):
     code = compile(module, fn.filename, "exec")
     outer_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner_code = next(c for c in outer_code.co_consts
-                      if isinstance(c, types.CodeType) and c.co_name == fn_def.name)
+                      if isinstance(c, types.CodeType) and c.co_name == BODY)
+    inner_code = inner_code.replace(co_name=original.__name__,
+                                    co_qualname=original.__qualname__)  # for tracebacks
     cells = {CALL: types.CellType(checked_call), FORMAT: types.CellType(checks.check_format),
              LITERAL: types.CellType(to_tensor)}
     cells.update(zip(free, original.__closure__ or ()))
