@@ -9,7 +9,7 @@ from tilec.errors import BackendUnavailable, CompilationError, OutOfResources
 from tilec.kernel import JITFunction, jit
 from tilec.language.core import constexpr_function
 from tilec.launch import LAUNCH_OPTIONS  # noqa: F401  (importing it makes kernel[grid] launch)
-from tilec.runtime import TensorWrapper, reinterpret
+from tilec.runtime import TensorWrapper, reinterpret, set_allocator
 from tilec.version import __version__  # noqa: F401
 
 
@@ -26,4 +26,5 @@ def next_power_of_2(n: int) -> int:
 __all__ = ["BackendUnavailable", "CompilationError", "CompiledKernel", "CompileOptions", "Config",
            "Diagnostic", "DiagnosticError", "JITFunction", "OutOfResources", "autotune", "cdiv",
            "compile", "constexpr_function", "heuristics", "jit", "load", "make_context",
-           "next_power_of_2", "parse_module", "reinterpret", "testing", "TensorWrapper"]
+           "next_power_of_2", "parse_module", "reinterpret", "set_allocator", "testing",
+           "TensorWrapper"]

@@ -35,6 +35,7 @@ from tilec.errors import CompilationError, OutOfResources
 from tilec.frontend import checks
 from tilec.frontend.codegen import CodeGenerator
 from tilec.kernel import JITFunction, jit_function_of
+from tilec.language.block_pointer import tensor_descriptor
 from tilec.language.core import tensor
 from tilec.language.dtypes import dtype, parse_type
 from tilec.passmanager import PipelineOptions, parse_pipeline, run_pipeline
@@ -302,7 +303,9 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
     if cached is not None:
         return cached
     context = make_context()
-    module = generate_tile_ir(fn, params, constants, context, debug=options.debug)
+    descriptors = {p.name for p, k in zip(fn.params, key) if k[0] == "descriptor"}
+    module = generate_tile_ir(fn, params, constants, context, debug=options.debug,
+                              descriptors=descriptors)
     asm = {}
     metadata = {"name": fn.__name__, "num_warps": options.num_warps,
                 "num_stages": options.num_stages, "target": options.target}
@@ -518,9 +521,11 @@ def _to_cache(cache_key: str, kernel: CompiledKernel) -> None:
 
 
 def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict[str, Any],
-                     context: ir.Context, debug: bool = False) -> ir.OpView:
+                     context: ir.Context, debug: bool = False,
+                     descriptors: set[str] = frozenset()) -> ir.OpView:
     """The frontend's `tile` IR for `fn` with `params` as arguments and `constants` folded
-    (device_assert only when `debug`)."""
+    (device_assert only when `debug`); the parameters named in `descriptors` are host tensor
+    descriptors passed by their parts."""
     def_loc = ir.Location.file(fn.filename, fn.def_line, fn.indent + 1, context=context)
     with context, def_loc:
         module = ir.Module.create()
@@ -541,6 +546,8 @@ def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict
         for p, arg in zip(params, entry.arguments):
             scope[p.name] = tensor(arg, p.type)
         scope = nest(scope)  # tuple arguments' elements (`name.0`, ...) back into tuples
+        for name in descriptors:
+            scope[name] = tensor_descriptor.from_parts(scope[name])
         with ir.InsertionPoint(entry):
             generator = CodeGenerator(fn, scope, debug=debug)
             if generator.generate_body() is not None:

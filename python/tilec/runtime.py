@@ -168,6 +168,19 @@ def reinterpret(array, dtype_: dtype):
     return TensorWrapper(array, dtype_)
 
 
+_ALLOCATOR: list = [None]
+
+
+def set_allocator(allocator) -> None:
+    """Triton's `set_allocator(fn)`: `fn(size, alignment, stream)` gives global scratch memory
+    to kernels that need it (Triton's in-kernel TMA descriptors do). tilec keeps it; nothing
+    tilec compiles asks for scratch yet (descriptors are lowered to masked pointer blocks)."""
+    if allocator is not None and not callable(allocator):
+        raise TypeError(f"set_allocator takes a function (size, alignment, stream) -> buffer, "
+                        f"got {type(allocator).__name__}")
+    _ALLOCATOR[0] = allocator
+
+
 def data_pointer(value) -> int:
     """The address of a CuPy array, torch tensor, __cuda_array_interface__/DLPack object, or
     (for the interpreter and specialisation only) a NumPy array."""
@@ -232,6 +245,14 @@ def _specialize_tuple(value: tuple, specialize: bool) -> tuple:
     return ("tuple", tuple(specialize_argument(v, specialize) for v in value))
 
 
+def _specialize_descriptor(value, specialize: bool) -> tuple:
+    """A host tensor descriptor (tilec.tools.tensor_descriptor): its base and each size and
+    stride an argument of its own, its block shape and padding compile-time."""
+    *runtime_parts, block_shape, padding = value.tilec_descriptor_parts()
+    return ("descriptor", (*(specialize_argument(v, specialize) for v in runtime_parts),
+                           ("constexpr", tuple(block_shape)), ("constexpr", padding)))
+
+
 SPECIALISERS = {
     "bool": Specialiser("bool", lambda v, s: ("i1", False), bool),
     "int": Specialiser("int", lambda v, s: _integer(v, s), int),
@@ -241,6 +262,7 @@ SPECIALISERS = {
     "constant": Specialiser("constant", lambda v, s: ("constexpr", v), lambda v: None),
     # a tuple is its elements (nested tuples too), each specialised as an argument of its own
     "tuple": Specialiser("tuple", _specialize_tuple, lambda v: v),
+    "descriptor": Specialiser("descriptor", _specialize_descriptor, lambda v: v),
 }
 
 _BY_TYPE: dict[type, Specialiser] = {}
@@ -268,6 +290,8 @@ def _kind_of(t: type, value) -> str:
         return "constant"
     if issubclass(t, tuple):
         return "tuple"
+    if hasattr(t, "tilec_descriptor_parts"):
+        return "descriptor"
     # A 0-d torch tensor or CuPy array is an array: the kernel gets its address.
     if any(hasattr(value, a) for a in ("data_ptr", "__cuda_array_interface__",
                                        "__array_interface__", "__dlpack__")) or \
@@ -284,13 +308,14 @@ def specialize_argument(value, specialize: bool = True) -> tuple:
 
 
 def leaves(name: str, key: tuple, value=None) -> list[tuple[str, tuple, Any]]:
-    """(name, key, value) of each element of an argument, a tuple's elements (recursively) named
-    `name.0`, `name.1`, ... in order: what the compiled kernel takes as parameters (the
+    """(name, key, value) of each element of an argument, a tuple's elements (recursively) and
+    a tensor descriptor's parts named `name.0`, `name.1`, ... in order: what the compiled kernel takes as parameters (the
     constexpr ones folded). `value` None: the keys only."""
     kind, parts = key
-    if kind != "tuple":
+    if kind not in ("tuple", "descriptor"):
         return [(name, key, value)]
-    values = value if value is not None else [None] * len(parts)
+    values = ([None] * len(parts) if value is None else
+              value.tilec_descriptor_parts() if kind == "descriptor" else value)
     return [leaf for i, (k, v) in enumerate(zip(parts, values))
             for leaf in leaves(f"{name}.{i}", k, v)]
 
@@ -660,6 +685,7 @@ _NATIVE_ARRAY_TYPES: set[type] = set()
 
 __all__ = ["DRIVER", "GRID_LIMITS", "SLOTS", "SPECIALISERS", "ArgumentBuffer", "Launcher",
            "TensorWrapper", "data_pointer", "normalise_grid", "pointer_dtype_name", "reinterpret",
+           "set_allocator",
            "leaves", "nest", "specialization", "specialize_argument", "specialiser_for"]
 
 

@@ -18,13 +18,11 @@ from __future__ import annotations
 import ast
 import builtins
 import types
-from dataclasses import dataclass
-from typing import Any
 
 from tilec.errors import CompilationError
 from tilec.kernel import as_jit
-from tilec.language.core import (SemanticError, constexpr, is_builtin, is_constexpr_function,
-                                 tensor, unwrap)
+from tilec.language.core import (BoundMethod, SemanticError, constexpr, is_builtin,
+                                 is_constexpr_function, tensor, unwrap)
 
 UNSUPPORTED = {
     ast.Try: "`try` blocks are not supported in kernels: kernels cannot raise or catch "
@@ -107,16 +105,6 @@ def check_syntax(fn, visitor: type) -> None:
 
 
 # --- calls --------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class BoundMethod:
-    """`x.sum` and friends: a language function with the tensor as its first argument."""
-    fn: Any
-    self: tensor
-
-    def __call__(self, *args, **kwargs):  # called as Python (the interpreter's library code)
-        return self.fn(self.self, *args, **kwargs)
-
 
 def display_name(fn) -> str:
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)

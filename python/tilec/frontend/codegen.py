@@ -21,7 +21,7 @@ from tilec.frontend import builder, checks, control_flow  # noqa: F401  (builder
 from tilec.frontend.returns import ReturnInLoop, normalize
 from tilec.kernel import as_jit
 from tilec.language import semantic, shapes
-from tilec.language.core import SemanticError, constexpr, tensor, unwrap
+from tilec.language.core import BoundMethod, SemanticError, constexpr, tensor, unwrap
 from tilec.language.dtypes import dtype
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -412,7 +412,7 @@ def tensor_attribute(gen: CodeGenerator, node: ast.AST, x: tensor, name: str):
     if name == "T":
         return shapes.trans(x)
     if name in tl.TENSOR_METHODS:
-        return checks.BoundMethod(tl.TENSOR_METHODS[name], x)
+        return BoundMethod(tl.TENSOR_METHODS[name], x)
     raise gen.error(node, f"tensors have no attribute '{name}'")
 
 

@@ -25,6 +25,7 @@ from tilec.interpreter.state import LaunchState, is_user_file
 from tilec.interpreter.values import Block, numpy_dtype
 from tilec.language import builder as language_builder
 from tilec.language.builder import interpreting as active  # whether a kernel runs here now
+from tilec.language.block_pointer import tensor_descriptor
 from tilec.language.core import SemanticError
 from tilec.language.dtypes import parse_type
 
@@ -52,6 +53,9 @@ def _argument(memory: Memory, param, value, key: tuple):
         return value
     if kind == "tuple":  # its elements, each an argument of its own (as the compiler sees them)
         return tuple(_argument(memory, param, v, k) for v, k in zip(value, parts))
+    if kind == "descriptor":  # a host tensor descriptor: by its parts, as compiled
+        return tensor_descriptor.from_parts(
+            _argument(memory, param, v, k) for v, k in zip(value.tilec_descriptor_parts(), parts))
     if kind.startswith("*"):
         return memory.add_argument(param.name, value, const=param.is_const)
     ty = parse_type(kind)

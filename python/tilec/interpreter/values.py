@@ -10,10 +10,9 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from tilec.frontend.checks import BoundMethod
 from tilec.language import TENSOR_METHODS, semantic, shapes
 from tilec.language import dtypes as T
-from tilec.language.core import SemanticError, tensor
+from tilec.language.core import BoundMethod, SemanticError, tensor
 from tilec.language.dtypes import dtype
 
 _NUMPY = {

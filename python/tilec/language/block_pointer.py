@@ -17,7 +17,8 @@ The frontend carries a block pointer through loops and `if`s by its run-time fie
 """
 from __future__ import annotations
 
-from tilec.language.core import SemanticError, tensor, unwrap
+from tilec.language.core import BoundMethod, SemanticError, tensor, unwrap
+from tilec.language.dtypes import block_type
 
 PADDING = {"": None, "zero": 0.0, "nan": float("nan")}
 
@@ -49,13 +50,20 @@ class block_pointer:
 
     def with_fields(self, values) -> "block_pointer":
         values, rank = list(values), len(self.block_shape)
-        return block_pointer(values[0], tuple(values[1:1 + rank]),
+        made = block_pointer(values[0], tuple(values[1:1 + rank]),
                              tuple(values[1 + rank:1 + 2 * rank]), tuple(values[1 + 2 * rank:]),
                              self.block_shape, self.order)
+        return self._same_kind(made)
+
+    def _same_kind(self, made: "block_pointer") -> "block_pointer":
+        return made
 
     def same_static(self, other) -> bool:
-        return (isinstance(other, block_pointer) and self.block_shape == other.block_shape
-                and self.order == other.order)
+        return (type(other) is type(self) and self.block_shape == other.block_shape
+                and self.order == other.order and self._static() == other._static())
+
+    def _static(self) -> tuple:
+        return ()
 
     def __repr__(self) -> str:
         return f"block_pointer<{self.base.dtype}, block {list(self.block_shape)}>"
@@ -64,10 +72,10 @@ class block_pointer:
         raise SemanticError("a block pointer has no truth value")
 
 
-def sequence(value, what: str) -> tuple:
+def sequence(value, what: str, op: str = "tl.make_block_ptr") -> tuple:
     value = unwrap(value)
     if not isinstance(value, (tuple, list)):
-        raise SemanticError(f"tl.make_block_ptr: `{what}` must be a tuple, got {value!r}")
+        raise SemanticError(f"{op}: `{what}` must be a tuple, got {value!r}")
     return tuple(unwrap(v) for v in value)
 
 
@@ -133,3 +141,105 @@ def check_int_scalar(value, what: str):
     if not isinstance(value, tensor) or value.shape or not value.dtype.is_int():
         raise SemanticError(f"tl.make_block_ptr: the elements of `{what}` must be integer "
                             f"scalars, got {value!r}")
+
+
+# --- tensor descriptors ------------------------------------------------------------------------
+
+# desc.load, desc.store, desc.atomic_add, ...: the builtins (filled in by tilec.language), with
+# the descriptor as their first argument.
+DESCRIPTOR_METHODS: dict = {}
+
+MAX_DESCRIPTOR_RANK = 5
+MAX_DESCRIPTOR_BLOCK = 256  # elements along one dimension (what a TMA box holds)
+
+
+class tensor_descriptor(block_pointer):
+    """What tl.make_tensor_descriptor returns (Triton's tensor descriptor): a block pointer
+    without offsets of its own; `desc.load(offsets)` and `desc.store(offsets, value)` read and
+    write the block at `offsets`, out-of-bounds elements read as the padding and not written.
+    (The compiler expands them into masked pointer blocks, as for block pointers.)"""
+
+    def __init__(self, base, shape: tuple, strides: tuple, block_shape: tuple, padding: str,
+                 offsets: tuple | None = None):
+        rank = len(block_shape)
+        super().__init__(base, shape, strides, offsets or (0,) * rank, block_shape,
+                         tuple(range(rank - 1, -1, -1)))
+        self.padding = padding
+
+    @classmethod
+    def from_parts(cls, parts) -> "tensor_descriptor":
+        """A descriptor passed as a kernel argument: its parts (base, *shape, *strides,
+        block_shape, padding), as `TensorDescriptor.tilec_descriptor_parts()` lists them."""
+        parts = list(parts)
+        block_shape, padding = tuple(unwrap(parts[-2])), unwrap(parts[-1])
+        rank = len(block_shape)
+        return cls(parts[0], tuple(parts[1:1 + rank]), tuple(parts[1 + rank:1 + 2 * rank]),
+                   block_shape, padding)
+
+    def _same_kind(self, made: block_pointer) -> "tensor_descriptor":
+        return tensor_descriptor(made.base, made.shape, made.strides, made.block_shape,
+                                 self.padding, made.offsets)
+
+    def _static(self) -> tuple:
+        return (self.padding,)
+
+    @property
+    def block_type(self):
+        return block_type(self.base.dtype.element_ty, list(self.block_shape))
+
+    def __getattr__(self, name: str):  # desc.load(...) and the other methods, run as Python
+        if name in DESCRIPTOR_METHODS:
+            return BoundMethod(DESCRIPTOR_METHODS[name], self)
+        raise AttributeError(f"tensor descriptors have no attribute '{name}'")
+
+    def __repr__(self) -> str:
+        return f"tensor_descriptor<{self.base.dtype}, block {list(self.block_shape)}>"
+
+
+def check_descriptor(base, shape, strides, block_shape, padding_option) -> tuple:
+    """tl.make_tensor_descriptor's arguments checked (Triton's rules, TMA's limits)."""
+    base = unwrap(base)
+    if not isinstance(base, tensor) or not base.dtype.is_ptr() or base.shape:
+        raise SemanticError("tl.make_tensor_descriptor: `base` must be a scalar pointer, got "
+                            f"{base!r}")
+    what = "tl.make_tensor_descriptor"
+    shape, strides = sequence(shape, "shape", what), sequence(strides, "strides", what)
+    block_shape = sequence(block_shape, "block_shape", what)
+    rank = len(block_shape)
+    if not 1 <= rank <= MAX_DESCRIPTOR_RANK or not len(shape) == len(strides) == rank:
+        raise SemanticError(f"{what}: shape, strides and block_shape must have one entry per "
+                            f"dimension, 1 to {MAX_DESCRIPTOR_RANK}; got {len(shape)}, "
+                            f"{len(strides)} and {rank}")
+    for size in block_shape:
+        if not is_int(size) or size <= 0 or size & (size - 1) or size > MAX_DESCRIPTOR_BLOCK:
+            raise SemanticError(f"{what}: `block_shape` must hold compile-time powers of two up "
+                                f"to {MAX_DESCRIPTOR_BLOCK}, got {list(block_shape)}")
+    element = base.dtype.element_ty
+    width = max(element.primitive_bitwidth // 8, 1)
+    if block_shape[-1] * width < 16:
+        raise SemanticError(f"Descriptor block shape must have at least 16 bytes in the last "
+                            f"dimension: {block_shape[-1]} x {element} is "
+                            f"{block_shape[-1] * width} bytes")
+    if not is_int(strides[-1]) or unwrap(strides[-1]) != 1:
+        raise SemanticError(f"{what}: the last dimension must be contiguous (stride 1), got "
+                            f"stride {strides[-1]!r}")
+    padding_option = unwrap(padding_option) or "zero"
+    if padding_option not in ("zero", "nan"):
+        raise SemanticError(f"{what}: padding_option must be 'zero' or 'nan', got "
+                            f"{padding_option!r}")
+    if padding_option == "nan" and not element.is_floating():
+        raise SemanticError(f"{what}: padding_option='nan' needs a floating-point tensor, not "
+                            f"{element}")
+    return base, shape, strides, tuple(int(s) for s in block_shape), padding_option
+
+
+def check_descriptor_access(desc, offsets, op: str) -> tuple:
+    desc = unwrap(desc)
+    if not isinstance(desc, tensor_descriptor):
+        raise SemanticError(f"{op} needs a tensor descriptor (tl.make_tensor_descriptor), got "
+                            f"{desc!r}")
+    offsets = sequence(offsets, "offsets", op)
+    if len(offsets) != len(desc.block_shape):
+        raise SemanticError(f"{op}: {len(offsets)} offsets for a descriptor of rank "
+                            f"{len(desc.block_shape)}")
+    return desc, offsets

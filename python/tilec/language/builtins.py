@@ -221,6 +221,67 @@ def advance(base, offsets, _semantic=None):
                                        bp.order)
 
 
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero",
+                           _semantic=None):
+    """A tensor descriptor (Triton's): the tensor at `base` with `shape` and `strides` (the
+    last stride 1), read and written `block_shape` elements at a time by `desc.load(offsets)`
+    and `desc.store(offsets, value)`; out-of-bounds elements load as `padding_option` ("zero"
+    or "nan") and are not stored."""
+    base, shape, strides, block_shape, padding = block_pointer.check_descriptor(
+        base, shape, strides, block_shape, padding_option)
+    return block_pointer.tensor_descriptor(
+        base, tuple(_index_value(v, int64, "shape", _semantic) for v in shape),
+        tuple(_index_value(v, int64, "strides", _semantic) for v in strides), block_shape,
+        padding)
+
+
+def _descriptor_lanes(op: str, desc, offsets, _semantic):
+    """(pointers, mask, padding) of the block of `desc` at `offsets`, every dimension masked."""
+    desc, offsets = block_pointer.check_descriptor_access(desc, offsets, f"desc.{op}")
+    at = block_pointer.block_pointer(
+        desc.base, desc.shape, desc.strides,
+        tuple(_index_value(o, int32, "offsets", _semantic) for o in offsets), desc.block_shape,
+        desc.order)
+    every = tuple(d for d, _ in enumerate(desc.block_shape))  # (`range` here is tl.range)
+    return _block_pointer_lanes(op, at, None, None, every, desc.padding, _semantic)
+
+
+@builtin
+def _descriptor_load(desc, offsets, _semantic=None) -> tensor:
+    """desc.load(offsets): the block at `offsets`, out-of-bounds elements the padding."""
+    pointers, mask, other = _descriptor_lanes("load", desc, offsets, _semantic)
+    return _load_pointers(pointers, mask, other, _semantic=_semantic)
+
+
+def _check_block(desc, value, op: str):
+    value = _u(value)
+    shape = list(getattr(value, "shape", []))
+    if shape != list(desc.block_shape):
+        raise SemanticError(f"desc.{op}: the value's shape {shape} is not the descriptor's block "
+                            f"shape {list(desc.block_shape)}")
+    return value
+
+
+@builtin
+def _descriptor_store(desc, offsets, value, _semantic=None) -> None:
+    """desc.store(offsets, value): `value` (of the block shape) written at `offsets`, the
+    out-of-bounds elements dropped."""
+    pointers, mask, _ = _descriptor_lanes("store", desc, offsets, _semantic)
+    return _store_pointers(pointers, _check_block(_u(desc), value, "store"), mask,
+                           _semantic=_semantic)
+
+
+def _descriptor_atomic(kind):
+    @builtin
+    def atomic(desc, offsets, value, _semantic=None) -> None:
+        pointers, mask, _ = _descriptor_lanes(f"atomic_{kind}", desc, offsets, _semantic)
+        memory.atomic_rmw(kind, pointers, _check_block(_u(desc), value, f"atomic_{kind}"), mask,
+                          None, None)
+    atomic.__name__ = atomic.__qualname__ = f"_descriptor_atomic_{kind}"
+    return atomic
+
+
 def _block_pointer_lanes(op: str, bp, mask, other, boundary_check, padding_option, _semantic):
     """(pointers, mask or None, other or None): the block pointer `bp` as the block of element
     pointers base + sum_d (offsets[d] + arange(block_shape[d])) * strides[d], masked to
@@ -248,6 +309,12 @@ def _block_pointer_lanes(op: str, bp, mask, other, boundary_check, padding_optio
     return pointers, mask, fill if mask is not None else None
 
 
+def _not_a_descriptor(pointer, op: str) -> None:
+    if isinstance(pointer, block_pointer.tensor_descriptor):
+        raise SemanticError(f"tl.{op} takes pointers and block pointers; a tensor descriptor "
+                            f"is read and written with desc.load(offsets) / desc.store(...)")
+
+
 def _plain_pointer_checks(op: str, boundary_check, padding_option="") -> None:
     if _u(boundary_check) or _u(padding_option):
         raise SemanticError(f"tl.{op}: `boundary_check` and `padding_option` apply to block "
@@ -259,6 +326,7 @@ def _plain_pointer_checks(op: str, boundary_check, padding_option="") -> None:
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
          cache_modifier="", eviction_policy="", volatile=False, _semantic=None) -> tensor:
     pointer = _u(pointer)
+    _not_a_descriptor(pointer, "load")
     if isinstance(pointer, block_pointer.block_pointer):
         pointer, mask, other = _block_pointer_lanes("load", pointer, mask, other, boundary_check,
                                                     padding_option, _semantic)
@@ -282,6 +350,7 @@ def _load_pointers(pointer, mask=None, other=None, cache_modifier="", eviction_p
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="",
           _semantic=None) -> None:
     pointer = _u(pointer)
+    _not_a_descriptor(pointer, "store")
     if isinstance(pointer, block_pointer.block_pointer):
         pointer, mask, _ = _block_pointer_lanes("store", pointer, mask, None, boundary_check, "",
                                                 _semantic)
@@ -315,6 +384,12 @@ atomic_xor = _atomic("xor")
 atomic_max = _atomic("max")
 atomic_min = _atomic("min")
 atomic_xchg = _atomic("xchg")
+
+# desc.load, desc.store, desc.atomic_add, ... (language/block_pointer.py's tensor_descriptor)
+block_pointer.DESCRIPTOR_METHODS.update(
+    load=_descriptor_load, store=_descriptor_store,
+    **{f"atomic_{kind}": _descriptor_atomic(kind) for kind in ("add", "min", "max", "and", "or",
+                                                              "xor")})
 
 
 @builtin

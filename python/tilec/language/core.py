@@ -159,3 +159,14 @@ class RangeSpec:
     def __iter__(self):
         return iter(range(int(unwrap(self.start)), int(unwrap(self.end)),
                           int(unwrap(self.step))))
+
+
+@dataclass(frozen=True)
+class BoundMethod:
+    """`x.sum`, `desc.load` and friends: a language function with the value (a tensor, a
+    tensor descriptor) as its first argument."""
+    fn: Any
+    self: Any
+
+    def __call__(self, *args, **kwargs):  # called as Python (the interpreter's library code)
+        return self.fn(self.self, *args, **kwargs)

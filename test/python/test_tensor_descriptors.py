@@ -1,0 +1,175 @@
+"""Tensor descriptors: `tl.make_tensor_descriptor` in a kernel and host `TensorDescriptor`s
+passed as arguments, `desc.load`/`desc.store`/`desc.atomic_add` with out-of-bounds elements
+padded on load and dropped on store; in the interpreter, compiled, and on the GPU."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tilec
+import tilec.language as tl
+from tilec import runtime
+from tilec.compiler import CompileOptions, compile_specialized
+from tilec.errors import CompilationError
+from tilec.tools.tensor_descriptor import TensorDescriptor
+
+RNG = np.random.default_rng(11)
+
+
+@tilec.jit
+def scaled_tiles(src, dst, M, N, BM: tl.constexpr, BN: tl.constexpr, PAD: tl.constexpr):
+    """dst = 2 * src tile by tile, then dst += src (an atomic add), over a grid of tiles; the
+    block past the edge of src reads as PAD's padding, which is written nowhere."""
+    a = tl.make_tensor_descriptor(src, [M, N], [N, 1], [BM, BN], padding_option=PAD)
+    b = tl.make_tensor_descriptor(dst, [M, N], [N, 1], [BM, BN])
+    m, n = tl.program_id(0) * BM, tl.program_id(1) * BN
+    acc = tl.zeros([BM, BN], tl.float32)
+    for _ in range(2):
+        acc += a.load([m, n])
+    b.store([m, n], acc)
+    b.atomic_add([m, n], a.load([m, n]))
+
+
+@tilec.jit
+def edge_block(src, out, M, N, BM: tl.constexpr, BN: tl.constexpr, PAD: tl.constexpr):
+    """The block of src at (M - BM/2, N - BN/2), half of it past the edge, stored whole."""
+    a = tl.make_tensor_descriptor(src, [M, N], [N, 1], [BM, BN], padding_option=PAD)
+    block = a.load([M - BM // 2, N - BN // 2])
+    rows, cols = tl.arange(0, BM)[:, None], tl.arange(0, BN)[None, :]
+    tl.store(out + rows * BN + cols, block)
+
+
+@tilec.jit
+def from_host(a, b, BM: tl.constexpr, BN: tl.constexpr):
+    m, n = tl.program_id(0) * BM, tl.program_id(1) * BN
+    b.store([m, n], a.load([m, n]) * 3 + 1)
+
+
+def interpret(kernel, grid, *args, **meta):
+    kernel.interpret = True
+    try:
+        kernel[grid](*args, **meta)
+    finally:
+        kernel.interpret = None
+
+
+def test_descriptor_tiles_are_masked_at_the_edges_in_the_interpreter():
+    M, N = 50, 70  # neither a multiple of the block
+    x = RNG.random((M, N), dtype=np.float32)
+    y = np.zeros((M, N), np.float32)
+    interpret(scaled_tiles, (4, 3), x, y, M, N, BM=16, BN=32, PAD="zero")
+    np.testing.assert_allclose(y, 3 * x, rtol=1e-6)
+
+
+@pytest.mark.parametrize("pad, fill", [("zero", 0.0), ("nan", np.nan)])
+def test_out_of_bounds_elements_load_as_the_padding(pad, fill):
+    M, N, BM, BN = 20, 24, 8, 16
+    x = RNG.random((M, N), dtype=np.float32)
+    out = np.full((BM, BN), -1.0, np.float32)
+    interpret(edge_block, (1,), x, out, M, N, BM=BM, BN=BN, PAD=pad)
+    expected = np.full((BM, BN), fill, np.float32)
+    expected[:BM // 2, :BN // 2] = x[M - BM // 2:, N - BN // 2:]
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_host_descriptors_pass_their_parts_and_rebuild_the_descriptor():
+    M, N = 40, 48
+    x = RNG.random((M, N), dtype=np.float32)
+    y = np.zeros((M, N), np.float32)
+    interpret(from_host, (3, 2), TensorDescriptor.from_tensor(x, [16, 32]),
+              TensorDescriptor.from_tensor(y, [16, 32]), BM=16, BN=32)
+    np.testing.assert_allclose(y, 3 * x + 1, rtol=1e-6)
+    desc = TensorDescriptor.from_tensor(x, [16, 32])
+    assert runtime.specialize_argument(desc) == (
+        "descriptor", (("*fp32", runtime.data_pointer(x) % 16 == 0), ("i32", False),
+                       ("i32", True), ("i32", True), ("constexpr", 1),
+                       ("constexpr", (16, 32)), ("constexpr", "zero")))
+
+
+def test_host_descriptor_kernels_compile_with_the_parts_as_parameters():
+    spec = runtime.specialize_argument(TensorDescriptor.from_tensor(
+        np.zeros((40, 48), np.float32), [16, 32]))
+    kernel = compile_specialized(from_host, (spec, spec, ("constexpr", 16), ("constexpr", 32)),
+                                 CompileOptions(target="cuda:90"), stop_after="ptx")
+    assert [p.name for p in kernel.params] == ["a.0", "a.1", "a.2", "a.3", "b.0", "b.1", "b.2",
+                                               "b.3"]
+    assert "ld.global" in kernel.asm["ptx"] and "st.global" in kernel.asm["ptx"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (([128, 128], [128, 1], [1, 2]), "Descriptor block shape must have at least 16 bytes"),
+    (([128, 128], [128, 1], [4, 512]), "powers of two up to 256"),
+    (([128, 128], [128, 1], [4, 12]), "powers of two up to 256"),
+    (([128, 128], [1, 128], [8, 8]), "last dimension must be contiguous"),
+    (([128], [1], [8, 8]), "one entry per dimension"),
+])
+def test_descriptor_mistakes_are_errors_at_the_line_in_both_modes(args, message):
+    shape, strides, block = args
+
+    @tilec.jit
+    def bad(ptr, SHAPE: tl.constexpr, STRIDES: tl.constexpr, BLOCK: tl.constexpr):
+        desc = tl.make_tensor_descriptor(ptr, SHAPE, STRIDES, BLOCK)
+        desc.load([0] * len(BLOCK))
+
+    with pytest.raises(CompilationError, match=message) as compiled:
+        tilec.compile(bad, signature={"ptr": "*i32"},
+                      constexprs={"SHAPE": shape, "STRIDES": strides, "BLOCK": block},
+                      stop_after="tile")
+    with pytest.raises(CompilationError, match=message) as interpreted:
+        interpret(bad, (1,), np.zeros(128 * 128, np.int32), shape, strides, block)
+    assert compiled.value.line == interpreted.value.line  # the make_tensor_descriptor line
+    assert isinstance(compiled.value.__cause__, tl.core.SemanticError)
+
+
+@tilec.jit
+def wrong_uses(ptr, WHICH: tl.constexpr):
+    desc = tl.make_tensor_descriptor(ptr, [64, 64], [64, 1], [16, 16])
+    if WHICH == 0:
+        desc.store([0, 0], tl.zeros([16, 8], tl.float32))
+    elif WHICH == 1:
+        tl.load(desc)
+    else:
+        desc.load([0])
+
+
+@pytest.mark.parametrize("which, message", [
+    (0, r"desc.store: the value's shape \[16, 8\] is not the descriptor's block shape"),
+    (1, r"a tensor descriptor is read and written with desc.load"),
+    (2, r"desc.load: 1 offsets for a descriptor of rank 2")])
+def test_descriptor_misuse_is_an_error(which, message):
+    with pytest.raises(CompilationError, match=message):
+        tilec.compile(wrong_uses, signature={"ptr": "*fp32"}, constexprs={"WHICH": which},
+                      stop_after="tile")
+    with pytest.raises(CompilationError, match=message):
+        interpret(wrong_uses, (1,), np.zeros(64 * 64, np.float32), which)
+
+
+def test_host_descriptor_checks():
+    x = np.zeros((64, 64), np.float32)
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        TensorDescriptor.from_tensor(x, [8, 2])
+    with pytest.raises(ValueError, match="contiguous"):
+        TensorDescriptor.from_tensor(x.T, [8, 8])
+    with pytest.raises(ValueError, match="powers of two up to 256"):
+        TensorDescriptor.from_tensor(x, [8, 24])
+    with pytest.raises(ValueError, match="one entry per dimension"):
+        TensorDescriptor(x, [64, 64], [64, 1], [8])
+
+
+@pytest.mark.gpu
+def test_descriptors_on_the_gpu():
+    torch = pytest.importorskip("torch")
+    M, N = 50, 70
+    x = torch.rand((M, N), device="cuda")
+    y = torch.zeros_like(x)
+    scaled_tiles[(4, 3)](x, y, M, N, BM=16, BN=32, PAD="zero")
+    torch.testing.assert_close(y, 3 * x)
+    out = torch.full((8, 16), -1.0, device="cuda")
+    edge_block[(1,)](x, out, M, N, BM=8, BN=16, PAD="nan")
+    assert torch.isnan(out[4:]).all() and torch.isnan(out[:, 8:]).all()
+    torch.testing.assert_close(out[:4, :8], x[M - 4:, N - 8:])
+    y2 = torch.zeros_like(x)
+    for _ in range(2):  # first and warm launches
+        from_host[(4, 3)](TensorDescriptor.from_tensor(x, [16, 32]),
+                          TensorDescriptor.from_tensor(y2, [16, 32]), BM=16, BN=32)
+    torch.testing.assert_close(y2, 3 * x + 1)
