@@ -19,7 +19,7 @@ class CompilationError(Exception):
         self.col = col
         self.source_line = source_line
         self.call_sites = call_sites
-        super().__init__(self.format())
+        Exception.__init__(self, self.format())  # (not the next class of a subclass's MRO)
 
     def format(self) -> str:
         if self.filename is None:
@@ -65,6 +65,18 @@ class KernelRuntimeError(Exception):
         where = f"{filename}:{line}: " if filename else ""
         pid = f" (program {program_id})" if program_id is not None else ""
         super().__init__(f"{where}{message}{pid}")
+
+
+class InterpretedCompilationError(CompilationError, KernelRuntimeError):
+    """A kernel mistake the interpreter finds: the CompilationError the compiler gives for it,
+    at the same line, and also a KernelRuntimeError (where Triton's interpreter raises its
+    InterpreterError), so code catching either catches it."""
+
+    def __init__(self, message: str, filename: str | None = None, line: int | None = None,
+                 col: int | None = None, source_line: str | None = None,
+                 call_sites: tuple[str, ...] = (), program_id=None):
+        CompilationError.__init__(self, message, filename, line, col, source_line, call_sites)
+        self.program_id = program_id
 
 
 class OutOfBoundsError(KernelRuntimeError):

@@ -173,3 +173,18 @@ def test_descriptors_on_the_gpu():
         from_host[(4, 3)](TensorDescriptor.from_tensor(x, [16, 32]),
                           TensorDescriptor.from_tensor(y2, [16, 32]), BM=16, BN=32)
     torch.testing.assert_close(y2, 3 * x + 1)
+
+
+def test_the_interpreters_errors_are_also_kernel_runtime_errors():
+    """Triton's interpreter raises InterpreterError where its compiler raises CompilationError;
+    tilec's interpreter raises the compiler's error, which is both."""
+    from tilec.errors import KernelRuntimeError
+
+    @tilec.jit
+    def narrow(ptr):
+        tl.make_tensor_descriptor(ptr, [128, 128], [128, 1], [1, 2]).load([0, 0])
+
+    with pytest.raises(KernelRuntimeError, match="at least 16 bytes") as info:
+        interpret(narrow, (1,), np.zeros(128 * 128, np.int32))
+    assert isinstance(info.value, CompilationError) and info.value.program_id == (0, 0, 0)
+    assert isinstance(info.value.__cause__, tl.core.SemanticError)

@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from tilec.errors import CompilationError
+from tilec.errors import CompilationError, InterpretedCompilationError
 from tilec.frontend import checks as frontend_checks
 from tilec.frontend.codegen import constant_error
 from tilec.interpreter import program
@@ -111,5 +111,5 @@ def _at_kernel_line(err: Exception, pid, message: str | None = None) -> Compilat
 
     source = linecache.getline(filename, line) if filename else None
     col = len(source) - len(source.lstrip()) if source else 0
-    return CompilationError(f"{message or err} (while interpreting program {pid})", filename,
-                            line, col, source or None)
+    return InterpretedCompilationError(f"{message or err} (while interpreting program {pid})",
+                                       filename, line, col, source or None, program_id=pid)
