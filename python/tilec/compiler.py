@@ -363,41 +363,55 @@ SHARED_LIMITS = {80: 163 * 1024, 86: 99 * 1024, 89: 99 * 1024, 90: 227 * 1024}
 
 
 # 32-bit registers a thread has. One block value needing more than SPILL_FACTOR times that in
-# every thread cannot be compiled into anything useful (a 2^20-element block took 46 s and
-# spilled 40k registers): it is refused before lowering. (Elementwise chains of blocks a few
-# times larger than the register file compile without spills: the lowering streams them.)
+# every thread, and that the threads must hold whole (see _WHOLE), cannot be compiled into
+# anything useful (a 2^20-element block took 46 s and spilled 40k registers): it is refused
+# before lowering. (Elementwise chains, loads and stores of much larger blocks compile without
+# spills: their lowering goes through them a few registers at a time.)
 # A kernel whose registers ptxas spills by more than SPILL_WARNING bytes gets a warning.
 REGISTERS_PER_THREAD = 255
 SPILL_FACTOR = 32
 SPILL_WARNING = 1024
 
 
+# Ops whose operands are held in registers whole (others, elementwise ones, loads and stores,
+# go through their block a few registers at a time), and loops, whose carried values are.
+_WHOLE = ("tile.reduce", "tile.scan", "tile.sort", "tile.gather", "tile.histogram", "tile.dot",
+          "tile.cat", "tile.join", "tile.trans")
+_CARRYING = ("scf.for", "scf.while")
+
+
 def _check_block_sizes(fn: JITFunction, module, options: CompileOptions) -> None:
-    """OutOfResources, naming the line that makes it, for a block value far too large for the
-    program's threads to hold."""
-    largest: list = [0, None]
+    """OutOfResources, naming the line that makes it, for a block value the program's threads
+    must hold whole (an operand of a reduction, sort, dot, ...; a loop-carried value) that is far
+    too large for their registers."""
+    largest: list = [0, None, None]
 
     def visit(op):
-        for result in op.results:
-            t = result.type
+        if op.name in _WHOLE:
+            held = [v.type for v in op.operands]
+        elif op.name in _CARRYING:
+            held = [r.type for r in op.results]
+        else:
+            return ir.WalkResult.ADVANCE
+        for t in held:
             if isinstance(t, ir.RankedTensorType) and t.has_static_shape:
                 element = t.element_type
                 bits = 64 if str(element).startswith("!tile.ptr") else getattr(element, "width",
                                                                                 32)
                 size = math.prod(t.shape) * max(bits, 32) // 32
                 if size > largest[0]:
-                    largest[:] = [size, op.operation]
+                    largest[:] = [size, op.operation, t]
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    words, op = largest
+    words, op, held = largest
     threads = options.num_warps * 32
     per_thread = -(-words // threads)
     if per_thread <= SPILL_FACTOR * REGISTERS_PER_THREAD:
         return
     where = file_line_col(op.location)
     at = f"{where[0]}:{where[1]}: " if where else ""
-    raise OutOfResources(f"{at}a block value of {op.results[0].type} needs about {per_thread} "
+    raise OutOfResources(f"{at}a block value of {held} needs about {per_thread} "
                          f"registers in each of the {threads} threads of {fn.__name__} (a thread "
                          f"has {REGISTERS_PER_THREAD}): use smaller blocks or more warps")
 

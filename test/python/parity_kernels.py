@@ -316,3 +316,9 @@ def k_constexpr_recursion(x_ptr, N: tl.constexpr = 6):
     """Recursion that ends at compile time: direct (factorial) and mutual (even/odd)."""
     tl.store(x_ptr, factorial(N))
     tl.store(x_ptr + 1, 1.0 if even(N) else 0.0)
+
+
+@tilec.jit
+def k_store_rank_mismatch(x_ptr):
+    rows = tl.arange(0, 2)[:, None] * 2 + tl.arange(0, 2)[None, :]
+    tl.store(x_ptr + rows, tl.arange(0, 2).to(tl.float32))  # ERR: rank 1 into rank 2, as Triton

@@ -183,6 +183,7 @@ FOUND_WHILE_RUNNING = {
     "k_unbounded_recursion": "@tilec.jit calls nest more than 32 deep: a recursive call must "
                              "stop at compile time",
     "k_returns_a_value": "kernel k_returns_a_value returns a value",
+    "k_store_rank_mismatch": r"has shape \[2, 2\] \(rank 1, not 2\)",
 }
 
 

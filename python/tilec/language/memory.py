@@ -49,9 +49,11 @@ def check_other(mask, other) -> None:
 
 
 def check_store_shape(value: tensor, ptr: tensor) -> None:
-    if len(value.shape) > len(ptr.shape) or value.is_block() and not ptr.is_block():
+    # As in Triton, a block value has the pointers' rank (a scalar is stored everywhere).
+    if value.is_block() and len(value.shape) != len(ptr.shape):
         raise SemanticError(f"tl.store: the value has shape {value.shape} but the pointer block "
-                            f"has shape {ptr.shape}; store a value of the pointer's shape")
+                            f"has shape {ptr.shape} (rank {len(value.shape)}, not "
+                            f"{len(ptr.shape)}); store a value of the pointer's shape")
 
 
 def _mask(mask, ptr: tensor, op: str) -> tensor | None:
