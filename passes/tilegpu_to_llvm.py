@@ -93,7 +93,13 @@ class ConvertTileGPUToLLVM(Pass):
         """Lower one kernel into a new gpu.func of `gpu_module` (made by the first kernel:
         every kernel of the program lives in the one `gpu.module @kernels`)."""
         name = ir.StringAttr(func_op.attributes["sym_name"]).value
+        if not func_op.regions[0].blocks:
+            raise self.fail(func_op, f"cannot lower @{name}: a declaration has no body to lower")
         entry = func_op.regions[0].blocks[0]
+        for i, arg in enumerate(entry.arguments):
+            if isinstance(arg.type, ir.ShapedType) or "tilegpu.memdesc" in str(arg.type):
+                raise self.fail(func_op, f"cannot lower @{name}: argument #{i} is {arg.type}; a "
+                                "kernel takes scalars and pointers (pass a block through a pointer)")
         arg_types = [value_type(a.type) for a in entry.arguments]
         with func_op.location:
             parsed = ir.Operation.parse(

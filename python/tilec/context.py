@@ -62,13 +62,31 @@ def nesting_error(text: str, source_name: str) -> DiagnosticError | None:
     return None
 
 
+# `array<index: ...>` aborts MLIR 22's parser (an assertion: index has no bit width) instead of
+# being a syntax error; dense arrays hold integers and floats of fixed width only.
+_INDEX_ARRAY = re.compile(r"array\s*<\s*index\b")
+
+
+def index_array_error(text: str, source_name: str) -> DiagnosticError | None:
+    """The error for a dense array of `index` in `text` (see _INDEX_ARRAY), or None."""
+    match = next((m for m in _INDEX_ARRAY.finditer(text)
+                  if "//" not in text[text.rfind("\n", 0, m.start()) + 1:m.start()]), None)
+    if match is None:
+        return None
+    line = text.count("\n", 0, match.start()) + 1
+    col = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+    return DiagnosticError([Diagnostic(
+        "error", "a dense array cannot hold 'index' elements: use array<i32: ...> or "
+                 "array<i64: ...>", source_name, line, col)])
+
+
 def parse_module(text: str, context: ir.Context, source_name: str = "<stdin>") -> ir.OpView:
     """Parse and verify `text`; top-level ops other than one `builtin.module` are wrapped in one.
 
     Returns the `builtin.module` op. Locations keep `source_name` and the line numbers of `text`, so diagnostics point into the
     user's file. Raises `DiagnosticError` on a syntax or verification error.
     """
-    too_deep = nesting_error(text, source_name)
+    too_deep = nesting_error(text, source_name) or index_array_error(text, source_name)
     if too_deep is not None:
         raise too_deep
     with context:

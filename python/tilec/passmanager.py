@@ -17,7 +17,7 @@ from mlir import ir
 from mlir.passmanager import PassManager
 
 from tilec.diagnostics import DiagnosticError
-from tilec.dialects.verify import verify
+from tilec.dialects.verify import MAX_NESTING, PASS_NESTING_GROWTH, verify
 from tilec.passbase import OptionError, Pass, PassFailure
 from tilec.passes import get_pass
 
@@ -169,7 +169,7 @@ def _python_pass(p: Pass, options: PipelineOptions, internal: list[str]):
             return
         if options.verify_ir:
             with op.context:
-                problems = verify(op)
+                problems = verify(op, MAX_NESTING + PASS_NESTING_GROWTH)
             for problem in problems:
                 problem.op.location.emit_error(f"{problem.message} (in the IR pass '{p.name}' "
                                                "produced)")

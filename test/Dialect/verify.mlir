@@ -1733,3 +1733,12 @@ func.func @reduce_yield(%v: tensor<32x64xf32>) {
 
 // expected-error@+1 {{tensor<?xf32>: tensors of tile programs have static shapes}}
 func.func private @declaration(tensor<?xf32>) -> tensor<4xf32>
+
+// -----
+
+// MLIR's parser aborts on a dense array of index (an assertion, no bit width): refused first.
+func.func @index_array(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{a dense array cannot hold 'index' elements: use array<i32: ...> or array<i64: ...>}}
+  %0 = "tile.trans"(%x) {order = array<index: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  return
+}

@@ -336,3 +336,32 @@ def test_a_pass_bug_exits_2_with_a_reproducer(tmp_path, name, said):
     assert f"tilec-opt: internal error in pass '{name}'" in result.stderr
     command = result.stderr.split("reproduce with: ")[1].strip()
     assert command.startswith("tilec-opt ") and f"--load-pass-plugin={plugin}" in command
+
+
+def test_lowering_ir_nested_to_the_limit_is_not_an_internal_error(tmp_path):
+    # convert-tilegpu-to-llvm adds gpu.module and gpu.func levels: an input within the nesting
+    # limit lowered past it, which the check after the pass took for a bug in the pass (exit 2).
+    result = run_file(tmp_path, nested_ifs(126), "--convert-tilegpu-to-llvm")
+    assert result.returncode == 0, result.stderr
+    assert "gpu.func" in result.stdout
+
+
+TENSOR_ARGUMENT = """#b = #tilegpu.blocked<[1], [32], [4], [0]>
+#c = #tilegpu.blocked<[2], [32], [4], [0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @f(%t: tensor<256xf32, #b>) {
+    %0 = "tilegpu.convert_layout"(%t) : (tensor<256xf32, #b>) -> tensor<256xf32, #c>
+    return
+  }
+}
+"""
+
+
+def test_a_kernel_taking_a_tensor_is_a_diagnostic_not_an_internal_error():
+    # The lowering mapped the gpu.func's argument to the tensor, then read it as a distributed
+    # value: AttributeError ('BlockArgument' object has no attribute 'layout'), exit 2.
+    result = tilec_opt("--convert-tilegpu-to-llvm", stdin=TENSOR_ARGUMENT)
+    assert_clean_failure(result)
+    assert ("<stdin>:4:3: error: cannot lower @f: argument #0 is tensor<256xf32, "
+            "#tilegpu.blocked<[1], [32], [4], [0]>>; a kernel takes scalars and pointers"
+            ) in result.stderr
