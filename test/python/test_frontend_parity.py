@@ -11,6 +11,7 @@ import pytest
 
 import parity_kernels as P
 import tilec
+import tilec.language as tl
 from tilec.errors import CompilationError
 
 REJECTED = {
@@ -220,3 +221,25 @@ def test_recursion_ending_at_compile_time_runs_in_both_modes():
         x = np.zeros(4, np.float32)
         _interpret(P.k_constexpr_recursion, x, N=n)
         assert x[:2].tolist() == [math.factorial(n), parity]
+
+
+@tilec.jit
+def _python_mistakes(x_ptr, WHICH: tl.constexpr):
+    if WHICH == 0:
+        tl.store(x_ptr, 3 >> -1)  # a negative shift of constants
+    elif WHICH == 1:
+        tl.store(x_ptr, 1.5 | 3)  # a bitwise operator on a float constant
+    else:
+        tl.store(x_ptr, (x_ptr * 2).to(tl.float32))  # pointers do not multiply (it aborted)
+
+
+@pytest.mark.parametrize("which, message", [(0, "negative shift count"),
+                                            (1, r"unsupported operand type"),
+                                            (2, "not defined on pointers")])
+def test_python_errors_on_constants_and_pointers_are_user_errors_in_both_modes(which, message):
+    with pytest.raises(CompilationError, match=message) as compiled:
+        _compile(_python_mistakes, WHICH=which)
+    assert "internal compiler error" not in str(compiled.value)
+    with pytest.raises(CompilationError, match=message) as interpreted:
+        _interpret(_python_mistakes, np.zeros(4, np.float32), WHICH=which)
+    assert compiled.value.line == interpreted.value.line

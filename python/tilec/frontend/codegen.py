@@ -259,7 +259,11 @@ class CodeGenerator(ast.NodeVisitor):
 
     def binary(self, op: str, a, b):
         if not isinstance(a, tensor) and not isinstance(b, tensor):
-            return _PY_BINOPS[op](unwrap(a), unwrap(b))
+            try:
+                return _PY_BINOPS[op](unwrap(a), unwrap(b))
+            except (TypeError, ValueError) as err:  # 1.5 | 3, 3 >> -1: Python's own errors
+                raise SemanticError(f"operator {op} on the compile-time values {unwrap(a)!r} "
+                                    f"and {unwrap(b)!r}: {err}") from None
         if op == "**":
             raise SemanticError(semantic.POW_OF_TENSORS)
         for side in (a, b):
@@ -271,8 +275,12 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_UnaryOp(self, node: ast.UnaryOp):
         operand = self.visit(node.operand)
         if not isinstance(operand, tensor):
-            return {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
-                    ast.Invert: operator.invert}[type(node.op)](operand)
+            try:
+                return {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
+                        ast.Invert: operator.invert}[type(node.op)](operand)
+            except TypeError as err:  # ~1.5
+                raise SemanticError(f"{ast.unparse(node)} on a compile-time value: {err}") \
+                    from None
         if isinstance(node.op, ast.USub):
             return semantic.negate(operand)
         if isinstance(node.op, ast.UAdd):

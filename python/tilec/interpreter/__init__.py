@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from tilec.errors import CompilationError, InterpretedCompilationError
+from tilec.errors import CompilationError, InterpretedCompilationError, KernelRuntimeError
 from tilec.frontend import checks as frontend_checks
 from tilec.frontend.codegen import constant_error
 from tilec.interpreter import program
@@ -87,9 +87,29 @@ def launch(fn, grid: tuple[int, int, int], bound: dict, specialization: tuple,
         if not _in_kernel(err):
             raise
         raise _at_kernel_line(err, state.pid, f"{constant_error(err)} ({err})") from None
+    except _PYTHON_ERRORS as err:  # Python's own error at a line of the kernel: the user's
+        if isinstance(err, KernelRuntimeError) or not _through_kernel(err):
+            raise
+        raise _at_kernel_line(err, state.pid, f"{type(err).__name__}: {err}") from err
     finally:
         language_builder.activate(None)
         memory.finish()
+
+
+# What Python raises for a mistake in code it runs (a name used before it is assigned, a
+# method a value does not have, a call with the wrong arguments, a negative shift, ...).
+_PYTHON_ERRORS = (NameError, AttributeError, TypeError, ValueError, IndexError, KeyError,
+                  AssertionError)
+
+
+def _through_kernel(err: Exception) -> bool:
+    """Whether a kernel's own line is on `err`'s traceback."""
+    tb = err.__traceback__
+    while tb is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def _in_kernel(err: Exception) -> bool:

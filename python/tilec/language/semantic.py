@@ -286,6 +286,9 @@ def binary(op: str, a, b) -> tensor:
     """`a op b` for the operators + - * / // % & | ^ << >>."""
     if op in ("+", "-") and _is_ptr(a) or op == "+" and _is_ptr(b):
         return _pointer_arith(op, a, b)
+    if _is_ptr(a) or _is_ptr(b):
+        raise SemanticError(f"operator {op} is not defined on pointers: add (or subtract) an "
+                            "integer offset to a pointer, or convert it with .to(tl.int64)")
     if op == "/":
         return truediv(a, b)
     check_bitwise(op, a, b)
