@@ -30,6 +30,14 @@ def _check_order(obj, order: tuple[int, ...]) -> None:
         raise ValueError(f"{type(obj).__name__} order {order} is not a permutation")
 
 
+def _check_powers_of_two(what: str, values) -> None:
+    """Layouts are linear maps over the bits of indices: every count they hold is a positive
+    power of two."""
+    bad = [v for v in values if v <= 0 or v & (v - 1)]
+    if bad:
+        raise ValueError(f"{what} must be positive powers of two, got {tuple(values)}")
+
+
 @dataclass(frozen=True)
 class BlockedLayout:
     size_per_thread: tuple[int, ...]
@@ -43,6 +51,8 @@ class BlockedLayout:
         if len({len(f) for f in fields}) != 1:
             raise ValueError(f"blocked layout fields differ in rank: {fields}")
         _check_order(self, self.order)
+        for name in ("size_per_thread", "threads_per_warp", "warps_per_cta"):
+            _check_powers_of_two(f"blocked layout {name}", getattr(self, name))
 
     @property
     def rank(self) -> int:
@@ -92,6 +102,25 @@ class MmaLayout:
         if len(self.instr_shape) != len(self.warps_per_cta):
             raise ValueError(f"mma instr_shape {self.instr_shape} and warps_per_cta "
                              f"{self.warps_per_cta} differ in rank")
+        # the two tensor-core layouts tilec lays out: mma.sync's m16n8 tiles (version 2) and
+        # wgmma's m64nN per warpgroup, written [16, N] per warp (version 3)
+        if self.version not in ((2, 0), (3, 0)):
+            raise ValueError(f"mma version must be [2, 0] (mma.sync) or [3, 0] (wgmma), got "
+                             f"{list(self.version)}")
+        if len(self.warps_per_cta) != 2:
+            raise ValueError(f"mma layouts are of rank 2, got warps_per_cta {self.warps_per_cta}")
+        _check_powers_of_two("mma warps_per_cta", self.warps_per_cta)
+        if self.version == (2, 0) and self.instr_shape != (16, 8):
+            raise ValueError(f"mma version [2, 0] has instr_shape [16, 8], got "
+                             f"{list(self.instr_shape)}")
+        if self.version == (3, 0):
+            m, n = self.instr_shape
+            if m != 16 or n not in (8, 16, 32, 64, 128, 256):
+                raise ValueError(f"mma version [3, 0] has instr_shape [16, N], N a power of two "
+                                 f"from 8 to 256, got {list(self.instr_shape)}")
+            if self.warps_per_cta[0] % 4:
+                raise ValueError(f"mma version [3, 0] stacks warpgroups of 4 warps along M, got "
+                                 f"warps_per_cta {list(self.warps_per_cta)}")
 
     @property
     def rank(self) -> int:
@@ -115,8 +144,7 @@ class DotOperandLayout:
     def __post_init__(self):
         if self.op_idx not in (0, 1):
             raise ValueError(f"dot operand index must be 0 (A) or 1 (B), got {self.op_idx}")
-        if self.k_width <= 0:
-            raise ValueError(f"dot operand k_width must be positive, got {self.k_width}")
+        _check_powers_of_two("dot operand k_width", (self.k_width,))
 
     @property
     def rank(self) -> int:
@@ -140,9 +168,8 @@ class SharedLayout:
     def __post_init__(self):
         _normalize_ints(self, "order")
         _check_order(self, self.order)
-        if min(self.vec, self.per_phase, self.max_phase) <= 0:
-            raise ValueError(f"shared layout vec, per_phase and max_phase must be positive, got "
-                             f"{self.vec}, {self.per_phase}, {self.max_phase}")
+        _check_powers_of_two("shared layout vec, per_phase and max_phase",
+                             (self.vec, self.per_phase, self.max_phase))
 
     @property
     def rank(self) -> int:

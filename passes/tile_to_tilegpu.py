@@ -120,7 +120,22 @@ class ConvertTileToTileGPU(Pass):
     )
 
     def run(self, module: ir.Operation) -> None:
+        self.require_tile_ir(module)
         _Assigner(self.num_warps, self.threads_per_warp).run(module)
         module.attributes["tilegpu.num_warps"] = _i32(self.num_warps)
         module.attributes["tilegpu.threads_per_warp"] = _i32(self.threads_per_warp)
         module.attributes["tilegpu.target"] = ir.StringAttr.get(self.target)
+
+    def require_tile_ir(self, module: ir.Operation) -> None:
+        """The pass assigns every layout at once: input that already has some (tilegpu IR, or
+        a mix) would keep layouts that disagree with the ones it assigns."""
+        if "tilegpu.num_warps" in module.attributes:
+            raise self.fail(module, f"{self.name} expects tile IR, and this module is already "
+                                    "tilegpu IR (it has tilegpu.num_warps)")
+        for op in ops_in(module):
+            values = [*op.results] + [a for region in op.regions for block in region.blocks
+                                      for a in block.arguments]
+            if any(isinstance(v.type, ir.RankedTensorType) and v.type.encoding is not None
+                   for v in values):
+                raise self.fail(op, f"{self.name} expects tile IR (tensors without layouts); "
+                                    "this value already has one")

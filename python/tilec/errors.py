@@ -95,6 +95,14 @@ class DeviceAssertionError(KernelRuntimeError, AssertionError):
     """tl.device_assert failed while interpreting."""
 
 
+def integer_text(value: int) -> str:
+    """`value` for a message: its digits, or its size where the digits would be too many to
+    read (Python refuses to write integers of more than 4300 digits at all)."""
+    if value.bit_length() <= 256:
+        return str(value)
+    return f"({'minus ' if value < 0 else ''}a {value.bit_length()}-bit integer)"
+
+
 def _runs(items) -> list[tuple]:
     """(item, how many times in a row) for the runs of equal consecutive items."""
     runs: list[list] = []

@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tilec.errors import BackendUnavailable, LaunchError
+from tilec.errors import BackendUnavailable, LaunchError, integer_text
 from tilec.language.core import unwrap
 from tilec.language.dtypes import dtype
 
@@ -212,7 +212,7 @@ def _integer_type(value: int) -> str:
         return "i64"
     if 0 <= value < 2**64:
         return "u64"
-    raise OverflowError(f"integer argument {value} does not fit in 64 bits")
+    raise OverflowError(f"integer argument {integer_text(value)} does not fit in 64 bits")
 
 
 def _integer(value: int, specialize: bool, ty: str | None = None) -> tuple:

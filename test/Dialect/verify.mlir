@@ -1281,6 +1281,64 @@ func.func @slice_layout_rank(%x: f32) {
 
 // -----
 
+// Layouts are linear maps over index bits: their counts are powers of two.
+func.func @blocked_not_power_of_two(%x: f32) {
+  // expected-error@+1 {{'tile.splat' op tensor<64x64xf32, #tilegpu.blocked<[1, 1], [8, 4], [3, 1], [1, 0]>>: blocked layout warps_per_cta must be positive powers of two, got (3, 1)}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64x64xf32, #tilegpu.blocked<[1, 1], [8, 4], [3, 1], [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @shared_not_power_of_two(%x: tensor<64x64xf16>) {
+  // expected-error@+1 {{shared layout vec, per_phase and max_phase must be positive powers of two, got (8, 1, 6)}}
+  %0 = "tilegpu.local_alloc"(%x) : (tensor<64x64xf16>) -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.shared<8 : i32, 1 : i32, 6 : i32, [1, 0]>, true>
+  return
+}
+
+// -----
+
+// Only mma.sync (version [2, 0]) and wgmma (version [3, 0]) accumulators exist.
+func.func @mma_unknown_version(%x: f32) {
+  // expected-error@+1 {{mma version must be [2, 0] (mma.sync) or [3, 0] (wgmma), got [64, 0]}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64x64xf32, #tilegpu.mma<[64, 0], [4, 1], [16, 8]>>
+  return
+}
+
+// -----
+
+func.func @mma_sync_instr_shape(%x: f32) {
+  // expected-error@+1 {{mma version [2, 0] has instr_shape [16, 8], got [16, 16]}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64x64xf32, #tilegpu.mma<[2, 0], [4, 1], [16, 16]>>
+  return
+}
+
+// -----
+
+func.func @wgmma_instr_shape(%x: f32) {
+  // expected-error@+1 {{mma version [3, 0] has instr_shape [16, N], N a power of two from 8 to 256, got [16, 96]}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64x96xf32, #tilegpu.mma<[3, 0], [4, 1], [16, 96]>>
+  return
+}
+
+// -----
+
+func.func @wgmma_warpgroups(%x: f32) {
+  // expected-error@+1 {{mma version [3, 0] stacks warpgroups of 4 warps along M, got warps_per_cta [2, 2]}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64x64xf32, #tilegpu.mma<[3, 0], [2, 2], [16, 64]>>
+  return
+}
+
+// -----
+
+func.func @dot_operand_k_width(%x: f32) {
+  // expected-error@+1 {{dot operand k_width must be positive powers of two, got (3,)}}
+  %0 = "tile.splat"(%x) : (f32) -> tensor<64x64xf16, #tilegpu.dot_operand<0 : i32, #tilegpu.mma<[2, 0], [4, 1], [16, 8]>, 3 : i32>>
+  return
+}
+
+// -----
+
 // 8 warps in a module of 4.
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
 func.func @blocked_8_warps(%x: f32) {

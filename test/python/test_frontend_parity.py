@@ -243,3 +243,25 @@ def test_python_errors_on_constants_and_pointers_are_user_errors_in_both_modes(w
     with pytest.raises(CompilationError, match=message) as interpreted:
         _interpret(_python_mistakes, np.zeros(4, np.float32), WHICH=which)
     assert compiled.value.line == interpreted.value.line
+
+
+@tilec.jit
+def _huge_constant(x_ptr, WHICH: tl.constexpr):
+    if WHICH == 0:
+        tl.store(x_ptr, 2 ** 100000)  # ERR: more digits than Python writes (internal error)
+    else:
+        tl.store(x_ptr, (1 << 5000) >> 4990)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_huge_compile_time_integers_are_user_errors(which):
+    with pytest.raises(CompilationError, match="has more than 4096 bits") as compiled:
+        _compile(_huge_constant, WHICH=which)
+    assert "internal compiler error" not in str(compiled.value)
+    assert compiled.value.line == _marked_line(_huge_constant) + 2 * which
+
+
+def test_huge_integers_are_described_not_written_out():
+    with pytest.raises(CompilationError, match=r"integer constant \(a 100001-bit integer\) "
+                                               "does not fit in 64 bits"):
+        _interpret(_huge_constant, np.zeros(4, np.float32), WHICH=0)

@@ -244,6 +244,19 @@ def test_deep_nesting_is_an_error_not_a_crash(tmp_path, data, args, said):
     assert said in result.stderr and result.stderr.count("error:") == 1
 
 
+def test_what_tilec_opt_prints_it_reads_back(tmp_path):
+    at_limit = nested_ifs(126)  # its innermost scf.yield is 128 regions deep: the most read
+    result = run_file(tmp_path, at_limit)
+    assert result.returncode == 0, result.stderr
+    again = tilec_opt(stdin=result.stdout)
+    assert again.returncode == 0, again.stderr
+    # lowering puts the function into gpu.module and gpu.func, deeper than tilec-opt would read
+    # back: a diagnostic (exit 1; once exit 2, the check after the pass taking it for a bug)
+    result = run_file(tmp_path, at_limit, "--convert-tilegpu-to-llvm")
+    assert_clean_failure(result)
+    assert "regions nest more than 128 deep" in result.stderr and result.stdout == ""
+
+
 TILE_STAGE = """func.func @f(%p: !tile.ptr<f32, 1 : i32>) {
   %r = "tile.make_range"() {end = 64 : i32, start = 0 : i32} : () -> tensor<64xi32>
   %s = "tile.splat"(%p) : (!tile.ptr<f32, 1 : i32>) -> tensor<64x!tile.ptr<f32, 1 : i32>>
@@ -274,6 +287,23 @@ def test_membar_before_shared_memory_offsets_says_which_pass_comes_first():
     result = tilec_opt("--tilegpu-membar", stdin=staged)
     assert_clean_failure(result)
     assert "run tilegpu-allocate-shared-memory first" in result.stderr
+
+
+def test_convert_tile_to_tilegpu_refuses_ir_that_has_layouts():
+    staged = tilec_opt("--convert-tile-to-tilegpu", stdin=TILE_STAGE)
+    again = tilec_opt("--convert-tile-to-tilegpu=num-warps=8", stdin=staged.stdout)
+    assert_clean_failure(again)
+    assert "expects tile IR, and this module is already tilegpu IR" in again.stderr
+    # a layout written into tile IR (no module attributes): it would disagree with the rest
+    mixed = TILE_STAGE.replace("-> tensor<64xi32>", "-> tensor<64xi32, "
+                               "#tilegpu.blocked<[1], [32], [2], [0]>>", 1).replace(
+        "(tensor<64x!tile.ptr<f32, 1 : i32>>, tensor<64xi32>)",
+        "(tensor<64x!tile.ptr<f32, 1 : i32>>, tensor<64xi32, #tilegpu.blocked<[1], [32], [2], "
+        "[0]>>)", 1)
+    result = tilec_opt("--convert-tile-to-tilegpu", stdin=mixed)
+    assert_clean_failure(result)
+    assert ("<stdin>:2:8: error: convert-tile-to-tilegpu expects tile IR (tensors without "
+            "layouts); this value already has one") in result.stderr
 
 
 @pytest.mark.parametrize("option, said", [
@@ -336,14 +366,6 @@ def test_a_pass_bug_exits_2_with_a_reproducer(tmp_path, name, said):
     assert f"tilec-opt: internal error in pass '{name}'" in result.stderr
     command = result.stderr.split("reproduce with: ")[1].strip()
     assert command.startswith("tilec-opt ") and f"--load-pass-plugin={plugin}" in command
-
-
-def test_lowering_ir_nested_to_the_limit_is_not_an_internal_error(tmp_path):
-    # convert-tilegpu-to-llvm adds gpu.module and gpu.func levels: an input within the nesting
-    # limit lowered past it, which the check after the pass took for a bug in the pass (exit 2).
-    result = run_file(tmp_path, nested_ifs(126), "--convert-tilegpu-to-llvm")
-    assert result.returncode == 0, result.stderr
-    assert "gpu.func" in result.stdout
 
 
 TENSOR_ARGUMENT = """#b = #tilegpu.blocked<[1], [32], [4], [0]>

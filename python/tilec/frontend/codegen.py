@@ -16,7 +16,7 @@ from typing import Any
 from mlir import ir
 
 import tilec.language as tl
-from tilec.errors import CompilationError
+from tilec.errors import CompilationError, integer_text
 from tilec.frontend import builder, checks, control_flow  # noqa: F401  (builder registers)
 from tilec.frontend.returns import ReturnInLoop, normalize
 from tilec.kernel import as_jit
@@ -35,6 +35,38 @@ _CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">
 _PY_CMPOPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
               ">": operator.gt, ">=": operator.ge}
 
+
+
+# Compile-time integers are Python's, of any size; past this many bits no kernel can use them
+# (constants are at most 64 bits) and folding them further (2 ** 10 ** 9) would not end.
+MAX_CONSTANT_BITS = 4096
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _text(value) -> str:
+    return integer_text(value) if _is_int(value) else repr(value)
+
+
+def _check_constant_size(op: str, x, y=None) -> None:
+    """SemanticError when `x op y` (or the result `x` alone) is an integer of more than
+    MAX_CONSTANT_BITS bits, checked before computing powers and left shifts."""
+    if y is None:
+        bits = x.bit_length() if _is_int(x) else 0
+    elif not (_is_int(x) and _is_int(y)):
+        return
+    elif op == "**" and abs(x) > 1 and y > 0:
+        bits = (abs(x).bit_length() - 1) * y
+    elif op == "<<" and x != 0 and y > 0:
+        bits = x.bit_length() + y
+    else:
+        return
+    if bits > MAX_CONSTANT_BITS:
+        shown = "the result" if y is None else f"{_text(x)} {op} {_text(y)}"
+        raise SemanticError(f"the compile-time integer {shown} has more than "
+                            f"{MAX_CONSTANT_BITS} bits: no kernel can use it")
 
 
 class CodeGenerator(ast.NodeVisitor):
@@ -259,11 +291,15 @@ class CodeGenerator(ast.NodeVisitor):
 
     def binary(self, op: str, a, b):
         if not isinstance(a, tensor) and not isinstance(b, tensor):
+            x, y = unwrap(a), unwrap(b)
+            _check_constant_size(op, x, y)
             try:
-                return _PY_BINOPS[op](unwrap(a), unwrap(b))
+                result = _PY_BINOPS[op](x, y)
             except (TypeError, ValueError) as err:  # 1.5 | 3, 3 >> -1: Python's own errors
-                raise SemanticError(f"operator {op} on the compile-time values {unwrap(a)!r} "
-                                    f"and {unwrap(b)!r}: {err}") from None
+                raise SemanticError(f"operator {op} on the compile-time values {_text(x)} "
+                                    f"and {_text(y)}: {err}") from None
+            _check_constant_size(op, result)
+            return result
         if op == "**":
             raise SemanticError(semantic.POW_OF_TENSORS)
         for side in (a, b):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers
 
+from tilec.errors import integer_text
 from tilec.language import dtypes as T
 from tilec.language.builder import current as _builder
 from tilec.language.core import SemanticError, block_of, tensor, unwrap
@@ -33,7 +34,7 @@ def literal_type(value) -> dtype:
             return T.int64
         if 0 <= value < 2**64:
             return T.uint64
-        raise SemanticError(f"integer constant {value} does not fit in 64 bits")
+        raise SemanticError(f"integer constant {integer_text(value)} does not fit in 64 bits")
     if isinstance(value, numbers.Real):
         return T.float32
     raise SemanticError(f"expected a number, got {type(value).__name__} {value!r}")
