@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.diagnostics import Diagnostic, DiagnosticError, file_line_col
+from tilec.passbase import NUM_WARPS, TARGET, THREADS_PER_WARP
 from tilec.dialects import tile
 from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
                                     NvmmaSharedLayout, SharedLayout, SliceLayout, layout_from_attr)
@@ -564,14 +565,21 @@ def _module_facts(module: ir.Operation) -> _Module:
     """What the module says of its threads; ValueError when it says it wrongly."""
     attrs = module.attributes
 
-    def read(name: str) -> int | None:
+    def read(name: str, rule) -> int | None:
         if name not in attrs:
             return None
         value = int_value(attrs[name], name)
-        if value <= 0:
-            raise ValueError(f"{name} must be positive, got {value}")
+        valid, expected = rule
+        if not valid(value):
+            raise ValueError(f"{name} must be {expected}, got {value}")
         return value
-    return _Module(read("tilegpu.num_warps"), read("tilegpu.threads_per_warp"))
+    if "tilegpu.target" in attrs:
+        target = attrs["tilegpu.target"]
+        valid, expected = TARGET
+        if not isinstance(target, ir.StringAttr) or not valid(target.value):
+            raise ValueError(f"tilegpu.target must be {expected}, got {target}")
+    return _Module(read("tilegpu.num_warps", NUM_WARPS),
+                   read("tilegpu.threads_per_warp", THREADS_PER_WARP))
 
 
 def verify(module: ir.Operation, max_nesting: int = MAX_NESTING) -> list[Problem]:

@@ -21,7 +21,8 @@ from mlir import ir
 from tilec.analysis.layouts import default_blocked
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import SliceLayout
-from tilec.passbase import TARGET, Option, Pass, ops_in, power_of_two, register
+from tilec.passbase import (NUM_WARPS, TARGET, THREADS_PER_WARP, Option, Pass, op_with_tensor,
+                            ops_in, register)
 
 
 def _i32(value: int) -> ir.Attribute:
@@ -114,8 +115,8 @@ class ConvertTileToTileGPU(Pass):
     name = "convert-tile-to-tilegpu"
     summary = "Give every tensor a layout (default blocked layouts from num-warps)"
     options = (
-        Option("num-warps", int, 4, "warps per program instance", *power_of_two(1, 32)),
-        Option("threads-per-warp", int, 32, "threads per warp", *power_of_two(1, 64)),
+        Option("num-warps", int, 4, "warps per program instance", *NUM_WARPS),
+        Option("threads-per-warp", int, 32, "threads per warp", *THREADS_PER_WARP),
         Option("target", str, "cuda:90", "the target the module is compiled for", *TARGET),
     )
 
@@ -132,10 +133,7 @@ class ConvertTileToTileGPU(Pass):
         if "tilegpu.num_warps" in module.attributes:
             raise self.fail(module, f"{self.name} expects tile IR, and this module is already "
                                     "tilegpu IR (it has tilegpu.num_warps)")
-        for op in ops_in(module):
-            values = [*op.results] + [a for region in op.regions for block in region.blocks
-                                      for a in block.arguments]
-            if any(isinstance(v.type, ir.RankedTensorType) and v.type.encoding is not None
-                   for v in values):
-                raise self.fail(op, f"{self.name} expects tile IR (tensors without layouts); "
-                                    "this value already has one")
+        op = op_with_tensor(module, laid_out=True)
+        if op is not None:
+            raise self.fail(op, f"{self.name} expects tile IR (tensors without layouts); "
+                                "this value already has one")

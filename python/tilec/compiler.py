@@ -30,7 +30,7 @@ import tilec.dialects
 import tilec.passes
 from tilec.cache import KernelCache, make_key
 from tilec.context import make_context
-from tilec.diagnostics import DiagnosticError, file_line_col
+from tilec.diagnostics import DiagnosticError, user_file_line_col
 from tilec.errors import CompilationError, OutOfResources
 from tilec.frontend import checks
 from tilec.frontend.codegen import CodeGenerator
@@ -409,7 +409,7 @@ def _check_block_sizes(fn: JITFunction, module, options: CompileOptions) -> None
     per_thread = -(-words // threads)
     if per_thread <= SPILL_FACTOR * REGISTERS_PER_THREAD:
         return
-    where = file_line_col(op.location)
+    where = user_file_line_col(op.location)
     at = f"{where[0]}:{where[1]}: " if where else ""
     raise OutOfResources(f"{at}a block value of {held} needs about {per_thread} "
                          f"registers in each of the {threads} threads of {fn.__name__} (a thread "

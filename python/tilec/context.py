@@ -80,13 +80,62 @@ def index_array_error(text: str, source_name: str) -> DiagnosticError | None:
                  "array<i64: ...>", source_name, line, col)])
 
 
+# A generic op name without a dialect prefix ("scf"() or "x"()) aborts MLIR 22's parser when
+# unregistered dialects are not allowed ("created with unregistered dialect", a fatal error).
+# Such a name is a string followed by `(` where an op starts: not inside a location, where
+# "name"( begins a name location after `(`, `[` or `,`.
+_STRING_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*')
+
+
+def op_name_error(text: str, source_name: str) -> DiagnosticError | None:
+    """The error for a generic op whose name has no dialect prefix (see above), or None."""
+    for match in _STRING_OR_COMMENT.finditer(text):
+        token = match.group()
+        if token.startswith("//") or "." in token:
+            continue
+        after = text[match.end():match.end() + 64].lstrip()
+        before = text[max(0, match.start() - 64):match.start()].rstrip()
+        if not after.startswith("(") or before.endswith(("(", "[", ",")):
+            continue
+        line = text.count("\n", 0, match.start()) + 1
+        col = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+        return DiagnosticError([Diagnostic(
+            "error", f"{token} is not an operation name: operations are named "
+                     "'dialect.operation'", source_name, line, col)])
+    return None
+
+
+# A struct position of 2^32 or more in llvm.extractvalue / llvm.insertvalue aborts MLIR 22 (an
+# assertion: the bounds check truncates it to 32 bits, then indexes the struct with it).
+_POSITION_OP = re.compile(r"llvm\.(?:extract|insert)value\b[^\n]*")
+_POSITIONS = re.compile(r"\[([-\d,\s]*)\]|array\s*<\s*i64\s*:([-\d,\s]*)>")
+
+
+def position_error(text: str, source_name: str) -> DiagnosticError | None:
+    """The error for a struct position out of 32-bit range (see above), or None."""
+    for op in _POSITION_OP.finditer(text):
+        for group in _POSITIONS.finditer(op.group()):
+            numbers = [n for n in (group.group(1) or group.group(2) or "").split(",")
+                       if n.strip().lstrip("-").isdigit()]
+            bad = next((int(n) for n in numbers if abs(int(n)) >= 2**31), None)
+            if bad is not None:
+                line = text.count("\n", 0, op.start()) + 1
+                col = op.start() - (text.rfind("\n", 0, op.start()) + 1) + 1
+                return DiagnosticError([Diagnostic(
+                    "error", f"struct position {bad} is out of bounds", source_name, line, col)])
+    return None
+
+
 def parse_module(text: str, context: ir.Context, source_name: str = "<stdin>") -> ir.OpView:
     """Parse and verify `text`; top-level ops other than one `builtin.module` are wrapped in one.
 
     Returns the `builtin.module` op. Locations keep `source_name` and the line numbers of `text`, so diagnostics point into the
     user's file. Raises `DiagnosticError` on a syntax or verification error.
     """
-    too_deep = nesting_error(text, source_name) or index_array_error(text, source_name)
+    too_deep = (nesting_error(text, source_name) or index_array_error(text, source_name) or
+                position_error(text, source_name))
+    if too_deep is None and not context.allow_unregistered_dialects:
+        too_deep = op_name_error(text, source_name)
     if too_deep is not None:
         raise too_deep
     with context:

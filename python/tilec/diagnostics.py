@@ -5,6 +5,7 @@ diagnostics and exit instead of showing a Python traceback.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from mlir import ir
@@ -31,6 +32,30 @@ def file_line_col(loc: ir.Location) -> tuple[str, int, int] | None:
             if found:
                 return found
     return None
+
+
+def _positions(loc: ir.Location) -> list[tuple[str, int, int]]:
+    """Every file position of `loc`, innermost first (a call site's callee before its caller)."""
+    if loc.is_a_file():
+        return [(loc.filename, loc.start_line, loc.start_col)]
+    if loc.is_a_name():
+        return _positions(loc.child_loc)
+    if loc.is_a_callsite():
+        return _positions(loc.callee) + _positions(loc.caller)
+    if loc.is_a_fused():
+        return [p for part in loc.locations for p in _positions(part)]
+    return []
+
+
+_TILEC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def user_file_line_col(loc: ir.Location) -> tuple[str, int, int] | None:
+    """The innermost position of `loc` in the user's code: an op that tilec's language library
+    (tl.cdiv, tl.softmax, ...) made is reported where the kernel called it."""
+    positions = _positions(loc)
+    return next((p for p in positions if not os.path.abspath(p[0]).startswith(_TILEC_DIR)),
+                positions[0] if positions else None)
 
 
 @dataclass(frozen=True)

@@ -139,27 +139,34 @@ def power_of_two(low: int, high: int) -> tuple[Callable[[int], bool], str]:
             f"a power of two from {low} to {high}")
 
 
+# What a module's warps may be (tilegpu.num_warps, tilegpu.threads_per_warp; the options of
+# convert-tile-to-tilegpu that set them).
+NUM_WARPS = power_of_two(1, 32)
+THREADS_PER_WARP = power_of_two(1, 64)
+
 TARGET = (lambda v: re.fullmatch(r"cuda:(\d+)", v) is not None and int(v[5:]) >= 70,
           "cuda:<compute capability>, 70 or later (cuda:80, cuda:90)")
 
 
+def op_with_tensor(module: ir.Operation, laid_out: bool) -> ir.Operation | None:
+    """The first op (pre-order) with a result or block argument (a function's too) that is a
+    tensor with a layout (`laid_out`) or without one; None when there is none."""
+    for op in ops_in(module):
+        values = [*op.results] + [a for region in op.regions for block in region.blocks
+                                  for a in block.arguments]
+        if any(isinstance(v.type, ir.RankedTensorType) and
+               (v.type.encoding is not None) == laid_out for v in values):
+            return op
+    return None
+
+
 def require_layouts(p: Pass, module: ir.Operation) -> None:
-    """Fail `p` unless `module` is tilegpu IR: the first tensor an op makes has a layout (the
-    stage is uniform: convert-tile-to-tilegpu gives every tensor one)."""
-    found: list[ir.Operation] = []
-
-    def visit(op):
-        if any(isinstance(r.type, ir.RankedTensorType) for r in op.results):
-            found.append(op.operation)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit, ir.WalkOrder.PRE_ORDER)
-    for op in found:
-        tensor = next(r.type for r in op.results if isinstance(r.type, ir.RankedTensorType))
-        if ir.RankedTensorType(tensor).encoding is None:
-            raise p.fail(op, f"{p.name} expects tilegpu IR (tensors with layout encodings): "
-                             "run convert-tile-to-tilegpu first")
+    """Fail `p` unless `module` is tilegpu IR: every tensor has a layout, as
+    convert-tile-to-tilegpu leaves them."""
+    op = op_with_tensor(module, laid_out=False)
+    if op is not None:
+        raise p.fail(op, f"{p.name} expects tilegpu IR (tensors with layout encodings): "
+                         "run convert-tile-to-tilegpu first")
 
 
 _REGISTRY: dict[str, type[Pass]] = {}

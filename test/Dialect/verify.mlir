@@ -1800,3 +1800,43 @@ func.func @index_array(%x: tensor<4x8xf32>) {
   %0 = "tile.trans"(%x) {order = array<index: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
   return
 }
+
+// -----
+
+// MLIR's parser aborts on a generic op named without a dialect prefix: refused first. A name
+// location ("name"(...) inside loc) is not taken for one.
+func.func @op_name_without_dialect(%x: tensor<4x8xf32>) {
+  // expected-error@+1 {{"scf" is not an operation name: operations are named 'dialect.operation'}}
+  "scf"() : () -> ()
+  return loc("here"("file.py":1:2))
+}
+
+// -----
+
+// MLIR's parser aborts on a struct position of 2^32 or more (it checks it truncated to 32 bits).
+func.func @struct_position(%s: !llvm.struct<(f32, f32)>) {
+  // expected-error@+1 {{struct position 4294967296 is out of bounds}}
+  %0 = llvm.extractvalue %s[4294967296] : !llvm.struct<(f32, f32)>
+  return
+}
+
+// -----
+
+// The module's target is one passes can read (it was an internal error in a pass).
+// expected-error@+1 {{'builtin.module' op tilegpu.target must be cuda:<compute capability>, 70 or later (cuda:80, cuda:90), got "cuda:-0.0"}}
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:-0.0"} {
+}
+
+// -----
+
+// A module's warps are what convert-tile-to-tilegpu can make (2^31 - 1 warps overflowed the
+// block size in convert-tilegpu-to-llvm: an internal error).
+// expected-error@+1 {{'builtin.module' op tilegpu.num_warps must be a power of two from 1 to 32, got 2147483647}}
+module attributes {tilegpu.num_warps = 2147483647 : i32, tilegpu.threads_per_warp = 32 : i32} {
+}
+
+// -----
+
+// expected-error@+1 {{'builtin.module' op tilegpu.threads_per_warp must be a power of two from 1 to 64, got 0}}
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 0 : i32} {
+}

@@ -314,7 +314,7 @@ class Gen:
         "del x", "import os", "for i in range(n):\n        x = tl.zeros([2 * B], tl.float32)",
         "if n > 0:\n        only_here = x\n    tl.store(y_ptr + offs, only_here)",
         "if n > 0:\n        x = tl.zeros([B], tl.float16)\n    else:\n        x = tl.zeros([2 * B], tl.int32)",
-        "while n:\n        x = x.to(tl.float16)", "assert B > 1000", "print(x)", "x += x_ptr",
+        "while n > 0:\n        x = x.to(tl.float16)\n        n -= 1", "assert B > 1000", "print(x)", "x += x_ptr",
         "tl.store(y_ptr + offs, x, mask=offs2 < 0)", "tl.store(x_ptr, x_ptr)", "tl.store(y_ptr)",
         "global gg", "pass", "x = tl.load(x_ptr + offs, eviction_policy='never')",
         "x = tl.load(x_ptr + offs, cache_modifier='.zz')",

@@ -211,3 +211,9 @@ def k_slice_index(x_ptr):
 def k_huge_block(x_ptr):
     offs = tl.arange(0, 1048576)
     tl.store(x_ptr + offs, tl.sort(offs.to(tl.float32)))  # ERR: the largest, 2^20 pointers
+
+
+@tilec.jit
+def k_huge_block_in_library(x_ptr):
+    offs = tl.arange(0, 1048576)
+    tl.store(x_ptr, tl.sum(offs, axis=0))  # ERR: the reduction is in tl.sum's own code

@@ -249,6 +249,12 @@ def test_a_block_far_too_large_for_the_threads_is_out_of_resources_at_once():
     assert f"{KERNEL_FILE}:{marker_line(K.k_huge_block)}:" in str(info.value)
 
 
+def test_out_of_resources_in_a_library_function_names_the_users_line():
+    with pytest.raises(tilec.OutOfResources, match="needs about") as info:
+        compile_tile(K.k_huge_block_in_library, signature={"x_ptr": "*i32"})
+    assert f"{KERNEL_FILE}:{marker_line(K.k_huge_block_in_library)}:" in str(info.value)
+
+
 def test_heavy_spills_are_a_warning():
     with pytest.warns(UserWarning, match=r"k_huge_block: ptxas spills 3104 bytes"):
         compiler._warn_of_spills(K.k_huge_block, {"spill_stores": 3104})

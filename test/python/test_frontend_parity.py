@@ -229,13 +229,16 @@ def _python_mistakes(x_ptr, WHICH: tl.constexpr):
         tl.store(x_ptr, 3 >> -1)  # a negative shift of constants
     elif WHICH == 1:
         tl.store(x_ptr, 1.5 | 3)  # a bitwise operator on a float constant
+    elif WHICH == 3:
+        tl.store(x_ptr, tl.cdiv(WHICH, 0))  # in the library (the interpreter did not map it)
     else:
         tl.store(x_ptr, (x_ptr * 2).to(tl.float32))  # pointers do not multiply (it aborted)
 
 
 @pytest.mark.parametrize("which, message", [(0, "negative shift count"),
                                             (1, r"unsupported operand type"),
-                                            (2, "not defined on pointers")])
+                                            (2, "not defined on pointers"),
+                                            (3, "division by zero")])
 def test_python_errors_on_constants_and_pointers_are_user_errors_in_both_modes(which, message):
     with pytest.raises(CompilationError, match=message) as compiled:
         _compile(_python_mistakes, WHICH=which)
@@ -265,3 +268,22 @@ def test_huge_integers_are_described_not_written_out():
     with pytest.raises(CompilationError, match=r"integer constant \(a 100001-bit integer\) "
                                                "does not fit in 64 bits"):
         _interpret(_huge_constant, np.zeros(4, np.float32), WHICH=0)
+
+
+@tilec.jit
+def _broadcast_past_the_limit(x_ptr, B: tl.constexpr, C: tl.constexpr):
+    offs = tl.arange(0, B)
+    grid = offs[:, None] * C + tl.arange(0, C)[None, :]  # ERR: 2^26 elements
+    tl.store(x_ptr + grid, tl.load(x_ptr + grid))
+
+
+def test_blocks_made_by_broadcasting_have_at_most_2_20_elements_in_both_modes():
+    # Only blocks created with a shape were checked: broadcasting made a 2^26-element block,
+    # which the interpreter ground through for minutes (a fuzzer "hang")
+    said = r"a block of shape \[1048576, 64\] has 67108864 elements; at most 1048576"
+    with pytest.raises(CompilationError, match=said) as compiled:
+        _compile(_broadcast_past_the_limit, B=1 << 20, C=64)
+    with pytest.raises(CompilationError, match=said) as interpreted:
+        _interpret(_broadcast_past_the_limit, np.zeros(4, np.float32), B=1 << 20, C=64)
+    assert compiled.value.line == interpreted.value.line == _marked_line(
+        _broadcast_past_the_limit)

@@ -279,6 +279,18 @@ def test_a_pass_given_tile_ir_says_which_pass_comes_first(name):
             "run convert-tile-to-tilegpu first") in result.stderr
 
 
+def test_a_pass_given_tensor_arguments_without_layouts_says_which_pass_comes_first():
+    # only the function's arguments are tensors: the check looked at op results alone, and
+    # tilegpu-coalesce went on to make IR with and without layouts (an internal error)
+    source = ("func.func @f(%p: tensor<128x!tile.ptr<f16, 1 : i32>>, %v: tensor<128xf16>) {\n"
+              '  "tile.store"(%p, %v) {cache = "none", evict = "evict_normal"} : '
+              "(tensor<128x!tile.ptr<f16, 1 : i32>>, tensor<128xf16>) -> ()\n  return\n}\n")
+    result = tilec_opt("--tilegpu-coalesce", stdin=source)
+    assert_clean_failure(result)
+    assert ("<stdin>:1:9: error: tilegpu-coalesce expects tilegpu IR (tensors with layout "
+            "encodings)") in result.stderr
+
+
 def test_membar_before_shared_memory_offsets_says_which_pass_comes_first():
     result = tilec_opt("--convert-tile-to-tilegpu", "--tilegpu-coalesce", stdin=TILE_STAGE)
     staged = result.stdout.replace(

@@ -112,12 +112,18 @@ def _through_kernel(err: Exception) -> bool:
     return False
 
 
+_LANGUAGE_DIR = os.path.dirname(os.path.abspath(language_builder.__file__))
+
+
 def _in_kernel(err: Exception) -> bool:
-    """Whether `err` was raised by a kernel's own line (not inside tilec or a library)."""
+    """Whether `err` was raised by a kernel's own line, or by the language's library functions
+    that it called (tl.cdiv(B, 0)); not inside the interpreter or another library."""
     tb = err.__traceback__
     while tb.tb_next is not None:
         tb = tb.tb_next
-    return is_user_file(tb.tb_frame.f_code.co_filename)
+    filename = tb.tb_frame.f_code.co_filename
+    return is_user_file(filename) or (
+        _through_kernel(err) and os.path.abspath(filename).startswith(_LANGUAGE_DIR + os.sep))
 
 
 def _at_kernel_line(err: Exception, pid, message: str | None = None) -> CompilationError:

@@ -50,6 +50,8 @@ class Block(tensor):
 
     def __init__(self, data, elem: dtype, overflow=None, provenance=None):
         self.data = np.asarray(data, dtype=numpy_dtype(elem))
+        if self.data.size > T.MAX_NUMEL:  # as the compiler's block types
+            T.check_numel(self.data.shape)
         self.elem = elem.scalar
         self.overflow = overflow if overflow is None or overflow.any() else None
         self.provenance = provenance

@@ -13,14 +13,10 @@ from typing import Any
 from mlir import ir
 
 from tilec.language import builder
-from tilec.language.dtypes import block_type, dtype
+from tilec.language.dtypes import SemanticError, block_type, dtype  # noqa: F401 (re-exported)
 
 # Attribute set on functions that the frontend calls with `_semantic=` (the builtins).
 BUILTIN = "__tilec_builtin__"
-
-
-class SemanticError(Exception):
-    """A mistake in the user's kernel found while building IR; the frontend adds the location."""
 
 
 class constexpr:

@@ -180,12 +180,29 @@ class pointer_type(dtype):
         return "*" + self.element_ty.codegen_name()
 
 
+class SemanticError(Exception):
+    """A mistake in the user's kernel found while building IR; the frontend adds the location."""
+
+
+MAX_NUMEL = 1 << 20  # elements of one block, as in Triton
+
+
+def check_numel(shape) -> None:
+    numel = 1
+    for s in shape:
+        numel *= s
+    if numel > MAX_NUMEL:
+        raise SemanticError(f"a block of shape {list(shape)} has {numel} elements; at most "
+                            f"{MAX_NUMEL}")
+
+
 class block_type(dtype):
-    """A block (tensor) of `element_ty` with a static `shape`."""
+    """A block (tensor) of `element_ty` with a static `shape`, of at most MAX_NUMEL elements."""
 
     def __init__(self, element_ty: dtype, shape):
         self.element_ty_ = element_ty
         self.shape = tuple(int(s) for s in shape)
+        check_numel(self.shape)
         self.name = f"<{list(self.shape)}, {element_ty}>"
 
     @property

@@ -4,21 +4,16 @@ from __future__ import annotations
 from tilec.language import dtypes as T
 from tilec.language.builder import current as _builder
 from tilec.language.core import SemanticError, tensor
+from tilec.language.dtypes import check_numel
 from tilec.language.semantic import (broadcast_all, broadcast_to, cast, constant, expand_dims,
                                      splat, to_tensor)
 
-MAX_NUMEL = 1 << 20
-
-
 def check_shape(shape) -> list[int]:
     shape = [int(s) for s in shape]
-    numel = 1
     for s in shape:
         if s <= 0 or s & (s - 1):
             raise SemanticError(f"block shapes must be powers of two, got {shape}")
-        numel *= s
-    if numel > MAX_NUMEL:
-        raise SemanticError(f"a block of shape {shape} has {numel} elements; at most {MAX_NUMEL}")
+    check_numel(shape)
     return shape
 
 
