@@ -19,8 +19,10 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.diagnostics import Diagnostic, DiagnosticError, file_line_col
+from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR
 from tilec.passbase import NUM_WARPS, TARGET, THREADS_PER_WARP
 from tilec.dialects import tile
+from tilec.dialects.params import split_parameters
 from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
                                     NvmmaSharedLayout, SharedLayout, SliceLayout, layout_from_attr)
 
@@ -537,7 +539,23 @@ def _layout_problem(layout, rank: int, where: _Module) -> str | None:
     return None
 
 
+def _address_space_problem(t: ir.Type) -> str | None:
+    """A pointer's address space is an i32 (IRDL allows any integer: `1 : i1` reached LLVM as
+    !llvm.ptr<True>)."""
+    element = _element(t)
+    if not tile.is_ptr(element):
+        return None
+    space = split_parameters(str(element), "!tile.ptr")[1].strip()
+    number, _, width = space.partition(":")
+    if width.strip() != "i32" or not number.strip().isdigit() or int(number) >= 2**24:
+        return f"{element}: a pointer's address space is an i32 from 0 to 2^24 - 1, not {space}"
+    return None
+
+
 def _type_problem(t: ir.Type, where: _Module) -> str | None:
+    problem = _address_space_problem(t)
+    if problem:
+        return problem
     if isinstance(t, ir.UnrankedTensorType):
         return f"{t}: tensors of tile programs have static shapes"
     if _is_tensor(t):
@@ -611,12 +629,34 @@ def verify(module: ir.Operation, max_nesting: int = MAX_NESTING) -> list[Problem
         rule = RULES.get(op.name)
         if message is None and rule is not None:
             message = _checked(rule, op)
+        if message is None:
+            message = _placement_problem(op)
         if message:
             problems.append(Problem(op, f"'{op.name}' op {message}"))
         children = [(child.operation, depth + 1) for block in blocks
                     for child in block.operations]
         stack.extend(reversed(children))
     return problems
+
+
+def _placement_problem(op: ir.Operation) -> str | None:
+    """tilegpu-allocate-shared-memory places a buffer or scratch with an offset and a size,
+    together; passes after it read both."""
+    attrs = op.attributes
+    present = [name for name in (OFFSET_ATTR, BYTES_ATTR) if name in attrs]
+    if not present:
+        return None
+    if len(present) == 1:
+        missing = BYTES_ATTR if present[0] == OFFSET_ATTR else OFFSET_ATTR
+        return f"has {present[0]} without {missing}: shared memory is placed with both"
+    for name in present:
+        try:
+            value = int_value(attrs[name], name)
+        except ValueError as err:
+            return str(err)
+        if not 0 <= value < 2**31:
+            return f"{name} must be from 0 to 2^31 - 1, got {value}"
+    return None
 
 
 def _checked(rule, op: ir.Operation) -> str | None:

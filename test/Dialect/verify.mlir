@@ -1840,3 +1840,29 @@ module attributes {tilegpu.num_warps = 2147483647 : i32, tilegpu.threads_per_war
 // expected-error@+1 {{'builtin.module' op tilegpu.threads_per_warp must be a power of two from 1 to 64, got 0}}
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 0 : i32} {
 }
+
+// -----
+
+// A buffer placed by tilegpu-allocate-shared-memory has an offset and a size (tilegpu-membar
+// read the size of one that had only an offset: an internal error).
+func.func @offset_without_bytes() {
+  // expected-error@+1 {{'tilegpu.local_alloc' op has tilegpu.offset without tilegpu.bytes: shared memory is placed with both}}
+  %0 = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32} : () -> !tilegpu.memdesc<[64], f32, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+  return
+}
+
+// -----
+
+func.func @negative_offset() {
+  // expected-error@+1 {{'tilegpu.local_alloc' op tilegpu.offset must be from 0 to 2^31 - 1, got -64}}
+  %0 = "tilegpu.local_alloc"() {tilegpu.offset = -64 : i32, tilegpu.bytes = 256 : i32} : () -> !tilegpu.memdesc<[64], f32, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+  return
+}
+
+// -----
+
+// A pointer's address space is an i32 (`1 : i1` reached the LLVM lowering as !llvm.ptr<True>).
+// expected-error@+1 {{'func.func' op !tile.ptr<f32, true>: a pointer's address space is an i32 from 0 to 2^24 - 1, not true}}
+func.func @address_space_of_i1(%p: !tile.ptr<f32, 1 : i1>) {
+  return
+}

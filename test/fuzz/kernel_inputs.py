@@ -249,7 +249,8 @@ class Gen:
         elif kind == "while":
             i = self.fresh()
             self.emit(f"{i} = 0")
-            self.emit(f"while {i} < {r.choice(['n', '4', 'C'])}:")
+            # n may be 4096: nested in a loop over n, n trips ran for minutes interpreted
+            self.emit(f"while {i} < {r.choice(['n % 16', '4', 'C'])}:")
             self.indent += 1
             self.emit(f"{i} += 1")
             self.indent -= 1
