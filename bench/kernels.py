@@ -9,13 +9,20 @@ try:
 except NameError:  # imported on its own: tilec's language
     import tilec.language as tl
 
-KERNELS = ("add_kernel", "scale_add_kernel")
+KERNELS = ("add_kernel", "scale_add_kernel", "desc_add_kernel")
 
 
 def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+
+def desc_add_kernel(x_desc, y_desc, out_desc, BLOCK: tl.constexpr):
+    # add_kernel through three host tensor descriptors (launch_overhead.py: the cost of passing
+    # descriptors, issue 18).
+    offs = tl.program_id(0) * BLOCK
+    out_desc.store([offs], x_desc.load([offs]) + y_desc.load([offs]))
 
 
 def scale_add_kernel(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):

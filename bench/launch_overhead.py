@@ -22,8 +22,13 @@ Arguments are bound and packed on every call, except for the floor:
   driver floor        cupy.cuda.driver.launchKernel of tilec's own cubin of add_kernel (the
                       same kernel the tilec rows launch) with a pre-packed void** buffer
 
+  tilec (3 descriptors)   desc_add_kernel[(1,)](xd, yd, outd, BLOCK=128): the same add through
+                          three host TensorDescriptors (tilec.tools.tensor_descriptor)
+  Triton (3 descriptors)  the same source and descriptors (triton.tools.tensor_descriptor)
+
 Targets, as ratios to the driver floor of the same run: tilec with CuPy arrays and with torch
-tensors <= 1.25x, with a grid function <= 1.5x. Writes launch_overhead.json and
+tensors <= 1.25x, with a grid function <= 1.5x; and tilec with three descriptors <= 2x tilec's
+plain launch with torch tensors (issue 18; Triton: 38 us against 16 us). Writes launch_overhead.json and
 launch_overhead.png (bar chart) into --out. Each method's output is checked against x + y after its loop; exits 1 only when one
 differs (2 when there is no GPU at all).
 """
@@ -44,8 +49,11 @@ THREADS = 128  # the CUDA C kernel's block: one thread per element, as tilec's 4
 # The targets of the tilec rows, in multiples of the driver floor of the same run.
 TARGETS = {"tilec (torch)": 1.25, "tilec (CuPy)": 1.25, "tilec (grid fn)": 1.5}
 WARMUP_LAUNCHES = 200
-ORDER = ("tilec (torch)", "tilec (CuPy)", "tilec (grid fn)", "tilec (Python path)", "Triton",
-         "CuPy RawKernel", "torch.add", "driver floor")
+# tilec with descriptors against tilec's own plain launch (torch tensors), same run.
+DESCRIPTOR_TARGET = ("tilec (3 descriptors)", "tilec (torch)", 2.0)
+ORDER = ("tilec (torch)", "tilec (CuPy)", "tilec (grid fn)", "tilec (Python path)",
+         "tilec (3 descriptors)", "Triton", "Triton (3 descriptors)", "CuPy RawKernel",
+         "torch.add", "driver floor")
 
 CUDA_SOURCE = r"""
 extern "C" __global__ void add_kernel(const float* x, const float* y, float* out, int n) {
@@ -94,6 +102,7 @@ def build_methods(notes: list[str]) -> tuple[list[Method], dict]:
                 tx, ty, tout, N, BLOCK=BLOCK), group="triton", **torch_io))
         methods.append(Method("torch.add", lambda: torch.add(tx, ty, out=tout), group="torch",
                               **torch_io))
+        methods += descriptor_methods(tilec, triton, tx, ty, tout, torch_io, notes)
     else:
         notes.append("torch not importable: no Triton, torch.add or tilec-with-torch rows")
 
@@ -123,6 +132,28 @@ def build_methods(notes: list[str]) -> tuple[list[Method], dict]:
         notes.append("CuPy not importable: no CuPy, driver-floor or tilec-with-CuPy rows")
     methods.sort(key=lambda m: ORDER.index(m.name))
     return methods, modules
+
+
+def descriptor_methods(tilec, triton, x, y, out, io: dict, notes: list[str]) -> list[Method]:
+    """desc_add_kernel through three host descriptors of the torch tensors, tilec and Triton."""
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+    import tilec.language as tilec_tl
+    kernel = common.load_kernels(tilec_tl, tilec.jit, "tilec")["desc_add_kernel"]
+    descs = [TensorDescriptor.from_tensor(t, [N]) for t in (x, y, out)]
+    made = [Method("tilec (3 descriptors)", lambda: kernel[(1,)](*descs, BLOCK=N),
+                   group="tilec", **io)]
+    if triton is None:
+        return made
+    try:
+        import triton.language as triton_tl
+        from triton.tools.tensor_descriptor import TensorDescriptor as TritonDescriptor
+        triton_kernel = common.load_kernels(triton_tl, triton.jit, "triton")["desc_add_kernel"]
+        triton_descs = [TritonDescriptor.from_tensor(t, [N]) for t in (x, y, out)]
+        made.append(Method("Triton (3 descriptors)", lambda: triton_kernel[(1,)](
+            *triton_descs, BLOCK=N), group="triton", **io))
+    except ImportError as err:
+        notes.append(f"no Triton descriptor row: {err}")
+    return made
 
 
 def driver_floor(cupy, kernel, x, y, out):
@@ -209,6 +240,8 @@ def fake_results(rounds: int) -> list[dict]:
     model = {"tilec (torch)": ("tilec", "torch", 5.3), "tilec (CuPy)": ("tilec", "cupy", 5.1),
              "tilec (grid fn)": ("tilec", "cupy", 5.6),
              "tilec (Python path)": ("tilec", "cupy", 8.0), "Triton": ("triton", "torch", 16.5),
+             "tilec (3 descriptors)": ("tilec", "torch", 7.9),
+             "Triton (3 descriptors)": ("triton", "torch", 38.0),
              "CuPy RawKernel": ("cupy", "cupy", 7.2), "torch.add": ("torch", "torch", 5.2),
              "driver floor": ("floor", "cupy", 4.8)}
     return [{"name": name, "group": group, "arrays": arrays, "correct": True,
@@ -245,6 +278,15 @@ def target_summary(results: list[dict]) -> dict:
         target["met"][name] = ratio <= limit
         print(f"target: {name} {rows[name]['us_per_launch']:.2f} us = {ratio:.2f}x the floor "
               f"(needs <= {limit}x): {'MET' if ratio <= limit else 'MISSED'}")
+    name, base, limit = DESCRIPTOR_TARGET
+    if name in rows and base in rows and rows[base]["us_per_launch"]:
+        ratio = common.ratio(rows[name]["us_per_launch"], rows[base]["us_per_launch"])
+        target["descriptors"] = {"over": base, "max": limit, "measured": ratio,
+                                 "met": ratio is not None and ratio <= limit}
+        print(f"target: {name} {rows[name]['us_per_launch']:.2f} us = {ratio:.2f}x {base} "
+              f"(needs <= {limit}x): {'MET' if ratio <= limit else 'MISSED'}")
+    else:
+        print(f"target: {name} or {base} was not measured")
     return target
 
 
