@@ -287,3 +287,43 @@ def test_blocks_made_by_broadcasting_have_at_most_2_20_elements_in_both_modes():
         _interpret(_broadcast_past_the_limit, np.zeros(4, np.float32), B=1 << 20, C=64)
     assert compiled.value.line == interpreted.value.line == _marked_line(
         _broadcast_past_the_limit)
+
+
+@tilec.jit
+def _whole_reductions_keeping_dims(x_ptr, out_ptr):
+    offs = tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :]
+    x = tl.load(x_ptr + offs)
+    total = tl.sum(x, axis=None, keep_dims=True)
+    low, where = tl.min(x, axis=None, return_indices=True, keep_dims=True)
+    high = tl.argmax(x, axis=None, keep_dims=True)
+    tl.static_assert(total.shape == [1, 1] and where.shape == [1, 1] and high.shape == [1, 1])
+    one = tl.arange(0, 1)[:, None] + tl.arange(0, 1)[None, :]
+    tl.store(out_ptr + one, total)
+    tl.store(out_ptr + 1 + one, low)
+    tl.store(out_ptr + 2 + one, where.to(tl.float32))
+    tl.store(out_ptr + 3 + one, high.to(tl.float32))
+
+
+def test_whole_reductions_keep_every_dimension_as_1_in_both_modes():
+    # keep_dims=True over the whole block gave [1] (Triton: [1, 1] of a 2-D block), and
+    # min/max with return_indices over the whole block was refused in the interpreter
+    tilec.compile(_whole_reductions_keeping_dims, signature={"x_ptr": "*fp32", "out_ptr": "*fp32"},
+                  stop_after="tile")
+    x = np.random.default_rng(0).permutation(32).astype(np.float32)
+    out = np.zeros(4, np.float32)
+    _whole_reductions_keeping_dims.interpret = True
+    try:
+        _whole_reductions_keeping_dims[(1,)](x, out)
+    finally:
+        _whole_reductions_keeping_dims.interpret = None
+    assert out.tolist() == [x.sum(), x.min(), x.argmin(), x.argmax()]
+
+
+@pytest.mark.gpu
+def test_whole_reductions_keeping_dims_on_the_gpu():
+    import torch
+    x = torch.randperm(32, generator=torch.Generator().manual_seed(0)).float().cuda()
+    out = torch.zeros(4, device="cuda")
+    _whole_reductions_keeping_dims[(1,)](x, out)
+    assert out.tolist() == [x.sum().item(), x.min().item(), x.argmin().item(),
+                            x.argmax().item()]

@@ -57,13 +57,17 @@ def _checked(combine: Combine, inputs: list[tensor], what: str) -> Combine:
 def reduce(inputs: Sequence[tensor], axis: int | None, combine: Combine,
            keep_dims: bool = False) -> list[tensor]:
     inputs = check_inputs([to_tensor(x) for x in inputs], "reduce")
-    if axis is None:
+    rank = len(inputs[0].shape)
+    whole = axis is None
+    if whole:
         inputs = [reshape(x, [x.numel], can_reorder=True) for x in inputs]
         axis = 0
     axis = normalize_axis(axis, len(inputs[0].shape), "reduce")
     results = _builder().reduce(inputs, axis, _checked(combine, inputs, "reduce"))
-    if keep_dims:
+    if keep_dims:  # a whole reduction keeps every dimension, as 1 (Triton's [1, 1] of [M, N])
         results = [expand_dims(r, axis) for r in results]
+        if whole and rank != 1:
+            results = [reshape(r, [1] * rank) for r in results]
     return results
 
 

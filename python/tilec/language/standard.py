@@ -173,10 +173,10 @@ def _extreme(input, axis, return_indices, tie_break_left, keep_dims, combine, co
     if wide is not None:
         input = input.to(wide)
     if return_indices:
-        if axis is None:
-            input = tl.ravel(input)
-            axis = 0
         pick = combine_left if tie_break_left else combine_fast
+        if axis is None:  # the index into the row-major flattened block
+            indices = tl.reshape(tl.arange(0, input.numel), input.shape)
+            return tl.reduce((input, indices), None, pick, keep_dims=keep_dims)
         return tl.reduce((input, _indices_like(input, axis)), axis, pick, keep_dims=keep_dims)
     return tl.reduce(input, axis, combine, keep_dims=keep_dims)
 
