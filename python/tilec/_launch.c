@@ -5,11 +5,12 @@
  * warm key this module computes from the same arguments (Dispatcher.remember). A later launch
  * whose arguments give the same key is done here: the key is a tuple with, per parameter, the
  * constexpr value or a small code saying what the compile key says of the runtime argument
- * (folded 1, i32/i64/u64 and divisible by 16, bool, float, array dtype and 16-byte alignment),
- * then the launch options. The arguments are packed on this call's stack (no buffer is shared
- * between calls or threads) and cuLaunchKernel is called with the GIL released. Anything this
- * module does not know (another argument type, a grid it cannot read, a keyword that is no
- * parameter or option, the interpreter) goes to the Python path, which raises the errors.
+ * (folded 1, i32/i64/u64 and divisible by 16, bool, float, array dtype and 16-byte alignment;
+ * a host tensor descriptor's parts each), then the launch options. The arguments are packed on
+ * this call's stack (no buffer is shared between calls or threads) and cuLaunchKernel is called
+ * with the GIL released. Anything this module does not know (another argument type, a grid it
+ * cannot read, a keyword that is no parameter or option, the interpreter) goes to the Python
+ * path, which raises the errors.
  *
  * The driver functions are given as addresses by Python (configure), so tests can give fakes.
  */
@@ -502,9 +503,73 @@ static long runtime_code(PyObject *v, int specialize, Value *out, int *torch) {
     return ARRAY_CODE + 2 * index + (specialize && (ptr % 16 == 0));
 }
 
+/* A host tensor descriptor (an object whose type has tilec_descriptor_parts(), as
+ * tilec.tools.tensor_descriptor.TensorDescriptor) is passed as its parts: base, sizes, strides
+ * (runtime arguments, each with its own code, in that order: runtime.leaves' order), then the
+ * block shape and padding (compile-time: their places among the values are never packed). Its code stands for all of that: (leaf codes, block
+ * shape, padding) interned in descriptor_codes, numbered from DESCRIPTOR_CODE. */
+#define DESCRIPTOR_CODE (1L << 40)
+static PyObject *descriptor_codes = NULL; /* (leaf codes..., block shape, padding) -> code */
+static PyObject *s_descriptor_parts;
+
+static int is_descriptor(PyObject *v) {
+    PyObject *method = _PyType_Lookup(Py_TYPE(v), s_descriptor_parts); /* borrowed */
+    return method != NULL;
+}
+
+/* The code of a descriptor, its leaves' values appended at values[*n...] (*n advanced): >= 0,
+ * -1 for the Python path (no error set), -2 with an error set. */
+static long descriptor_code(PyObject *v, int specialize, Value *values, int *n, int *torch) {
+    PyObject *parts = PyObject_CallMethodNoArgs(v, s_descriptor_parts);
+    if (!parts) return -2;
+    Py_ssize_t nparts = PyTuple_Check(parts) ? PyTuple_GET_SIZE(parts) : 0;
+    Py_ssize_t nleaves = nparts - 2;
+    if (nleaves < 1 || *n + nparts > MAX_PARAMS) {
+        Py_DECREF(parts);
+        return -1;
+    }
+    PyObject *key = PyTuple_New(nparts);
+    if (!key) {
+        Py_DECREF(parts);
+        return -2;
+    }
+    long code = 0;
+    for (Py_ssize_t i = 0; i < nleaves; i++) {
+        code = runtime_code(PyTuple_GET_ITEM(parts, i), specialize, &values[*n + i], torch);
+        PyObject *c = code >= 0 ? PyLong_FromLong(code) : NULL;
+        if (!c) {
+            Py_DECREF(key);
+            Py_DECREF(parts);
+            return code >= 0 ? -2 : code;
+        }
+        PyTuple_SET_ITEM(key, i, c);
+    }
+    PyTuple_SET_ITEM(key, nleaves, Py_NewRef(PyTuple_GET_ITEM(parts, nleaves)));
+    PyTuple_SET_ITEM(key, nleaves + 1, Py_NewRef(PyTuple_GET_ITEM(parts, nleaves + 1)));
+    Py_DECREF(parts);
+    PyObject *found = PyDict_GetItemWithError(descriptor_codes, key); /* borrowed */
+    if (found) {
+        code = PyLong_AsLong(found);
+    } else if (PyErr_Occurred()) { /* an unhashable block shape or padding: the Python path */
+        PyErr_Clear();
+        code = -1;
+    } else {
+        code = DESCRIPTOR_CODE + (long)PyDict_GET_SIZE(descriptor_codes);
+        PyObject *c = PyLong_FromLong(code);
+        if (!c || PyDict_SetItem(descriptor_codes, key, c) < 0) code = -2;
+        Py_XDECREF(c);
+    }
+    Py_DECREF(key);
+    if (code >= 0) { /* the block shape and padding hold a place, as runtime.leaves lists them */
+        values[*n + nleaves].u = values[*n + nleaves + 1].u = 0;
+        *n += (int)nparts;
+    }
+    return code;
+}
+
 /* The key codes of bound arguments (NO_CODE for constexprs), filling `values` for runtime
- * parameters (in order) and *torch when a torch tensor is among them. 1: done; 0: the Python
- * path (no error set); -1: error. */
+ * parameters (in order; a descriptor's leaves each) and *torch when a torch tensor is among
+ * them. 1: done; 0: the Python path (no error set); -1: error. */
 static int key_codes(Dispatcher *d, PyObject **bound, long *codes, Value *values, int *nvalues,
                      int *torch) {
     int n = 0;
@@ -512,7 +577,12 @@ static int key_codes(Dispatcher *d, PyObject **bound, long *codes, Value *values
     for (int i = 0; i < d->nparams; i++) {
         codes[i] = NO_CODE;
         if (d->is_constexpr[i]) continue;
-        long code = runtime_code(bound[i], d->specialize[i], &values[n++], torch);
+        if (n >= MAX_PARAMS) return 0;
+        long code = runtime_code(bound[i], d->specialize[i], &values[n], torch);
+        if (code >= 0)
+            n++;
+        else if (code == -1 && is_descriptor(bound[i]))
+            code = descriptor_code(bound[i], d->specialize[i], values, &n, torch);
         if (code < 0) return code == -1 ? 0 : -1;
         codes[i] = code;
     }
@@ -1081,6 +1151,9 @@ PyMODINIT_FUNC PyInit__launch(void) {
     s_data = PyUnicode_InternFromString("data");
     s_ptr = PyUnicode_InternFromString("ptr");
     s_make_binder = PyUnicode_InternFromString("_make_binder");
+    s_descriptor_parts = PyUnicode_InternFromString("tilec_descriptor_parts");
+    descriptor_codes = PyDict_New();
+    if (!s_descriptor_parts || !descriptor_codes) return NULL;
     if (!s_make_binder) return NULL;
     if (!array_types || !dtype_codes || !s_data_ptr || !s_dtype || !s_data || !s_ptr) return NULL;
     Py_INCREF(&LauncherType);

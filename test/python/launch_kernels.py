@@ -79,3 +79,9 @@ def tuple_sum(ptrs, out, counts, BLOCK: tl.constexpr):
     else:
         q = (total, 0)
     tl.store(out + offs, q[0] + q[0 + 1] + counts[0])
+
+
+@tilec.jit
+def desc_copy(src, dst, BLOCK: tl.constexpr):
+    """dst's first block = src's, through two host tensor descriptors."""
+    dst.store([0, 0], src.load([0, 0]))

@@ -25,7 +25,8 @@ from tilec import launch, runtime
 from tilec.errors import LaunchError
 
 NATIVE = runtime.native is not None
-KERNELS = (K.scale, K.no_params, K.stages_value, K.probe, K.multiply_add, K.tuple_sum)
+KERNELS = (K.scale, K.no_params, K.stages_value, K.probe, K.multiply_add, K.tuple_sum,
+           K.desc_copy)
 
 
 @pytest.fixture
@@ -528,3 +529,55 @@ def test_tuple_signatures_compile_ahead_of_time_but_are_not_saved(tmp_path):
         tilec.compile(K.tuple_sum, signature={"ptrs": ["*fp32"], "out": "*fp32",
                                               "counts": ("i32", "i32")},
                       constexprs={"BLOCK": 32}, target="cuda:90")
+
+
+def descriptor_variants():
+    """Host descriptors whose compile keys differ: sizes and strides (1 folds), alignment of
+    the base and of the strides, block shape, padding, torch or CuPy base."""
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+    a, b = FakeCupyArray(64 * 64), FakeCupyArray(64 * 64)
+    odd = FakeCupyArray(64 * 64, offset=4)
+    t = FakeTorchTensor(64 * 64)
+    return [
+        (TensorDescriptor(a, [64, 64], [64, 1], [16, 16]),
+         TensorDescriptor(b, [64, 64], [64, 1], [16, 16])),
+        (TensorDescriptor(a, [40, 24], [24, 1], [16, 16]),
+         TensorDescriptor(b, [1, 64], [64, 1], [16, 16])),
+        (TensorDescriptor(odd, [64, 64], [64, 1], [16, 16]),
+         TensorDescriptor(b, [64, 64], [64, 1], [16, 16], padding="nan")),
+        (TensorDescriptor(a, [64, 64], [64, 1], [8, 32]),
+         TensorDescriptor(b, [64, 64], [64, 1], [8, 32])),
+        (TensorDescriptor(t, [64, 64], [64, 1], [16, 16]),
+         TensorDescriptor(b, [64, 64], [64, 1], [16, 16])),
+    ]
+
+
+@pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
+def test_descriptor_arguments_take_the_c_path_with_what_the_python_path_packs(driver):
+    # A descriptor took the Python path on every launch (11.6x a plain launch on the H200).
+    for src, dst in descriptor_variants():
+        block = src.block_shape[0]
+        launch.run(K.desc_copy, (1,), (src, dst), {"BLOCK": block})  # the Python path
+        K.desc_copy[(1,)](src, dst, BLOCK=block)  # the C path once the key is warm
+        K.desc_copy[(1,)](src, dst, BLOCK=block)
+        python, _, warm = driver.launches[-3:]
+        assert python.path == "python" and warm.path == "native"
+        assert warm.values == python.values and warm.stream == python.stream
+        parts = [v for d in (src, dst) for v in d.tilec_descriptor_parts()[:-2]]
+        assert python.values == [runtime.data_pointer(v) if not isinstance(v, int) else v
+                                 for v in parts if not (isinstance(v, int) and v == 1)]
+
+
+@pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
+def test_the_warm_key_of_descriptors_separates_what_the_compile_key_separates(driver):
+    variants = descriptor_variants()
+    K.desc_copy[(1,)](*variants[0], BLOCK=16)
+    dispatcher = K.desc_copy.launches["native"]
+    keys = {}
+    for args in variants:
+        bound, _ = K.desc_copy.bind_launch(args, {"BLOCK": 16})
+        spec = runtime.specialization(K.desc_copy, bound)
+        warm = dispatcher.warm_key(args, {"BLOCK": 16})
+        assert warm is not None
+        assert keys.setdefault(warm, spec) == spec, args
+    assert len(keys) == len(variants)
