@@ -188,3 +188,67 @@ def test_the_interpreters_errors_are_also_kernel_runtime_errors():
         interpret(narrow, (1,), np.zeros(128 * 128, np.int32))
     assert isinstance(info.value, CompilationError) and info.value.program_id == (0, 0, 0)
     assert isinstance(info.value.__cause__, tl.core.SemanticError)
+
+
+@tilec.jit
+def copy_tile(src, dst, RANK: tl.constexpr):
+    """The block at OFFSETS (past the edge in every dimension) of src into dst, through host
+    descriptors: what lies outside is read as zero and written nowhere."""
+    if RANK == 1:
+        dst.store([30], src.load([30]))
+    elif RANK == 2:
+        dst.store([2, 30], src.load([2, 30]))
+    elif RANK == 3:
+        dst.store([4, 2, 30], src.load([4, 2, 30]))
+    elif RANK == 4:
+        dst.store([3, 4, 2, 30], src.load([3, 4, 2, 30]))
+    else:
+        dst.store([2, 3, 4, 2, 30], src.load([2, 3, 4, 2, 30]))
+
+
+SHAPE, BLOCK, OFFSETS = (5, 6, 7, 9, 40), (4, 4, 4, 8, 16), (2, 3, 4, 2, 30)
+TILE_DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8"]
+
+
+def tile_case(rank: int, dtype: str):
+    """(src, the dst expected, block shape) of a copy_tile launch of `rank` dimensions."""
+    shape, block, offsets = SHAPE[-rank:], BLOCK[-rank:], OFFSETS[-rank:]
+    src = (RNG.random(shape) * 100).astype(dtype)
+    expected = np.zeros_like(src)
+    window = tuple(slice(o, min(o + b, s)) for o, b, s in zip(offsets, block, shape))
+    expected[window] = src[window]
+    return src, expected, list(block)
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("dtype", TILE_DTYPES)
+def test_host_descriptors_of_every_rank_and_dtype_in_the_interpreter(rank, dtype):
+    src, expected, block = tile_case(rank, dtype)
+    dst = np.zeros_like(src)
+    interpret(copy_tile, (1,), TensorDescriptor.from_tensor(src, block),
+              TensorDescriptor.from_tensor(dst, block), RANK=rank)
+    np.testing.assert_array_equal(dst, expected)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("rank", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("dtype", TILE_DTYPES + ["bfloat16"])
+def test_host_descriptors_of_every_rank_and_dtype_on_the_gpu(rank, dtype):
+    torch = pytest.importorskip("torch")
+    src, expected, block = tile_case(rank, "float32" if dtype == "bfloat16" else dtype)
+    to = getattr(torch, dtype)
+    x = torch.from_numpy(src).to("cuda", to)
+    y = torch.zeros_like(x)
+    copy_tile[(1,)](TensorDescriptor.from_tensor(x, block), TensorDescriptor.from_tensor(y, block),
+                    RANK=rank)
+    torch.testing.assert_close(y.cpu(), torch.from_numpy(expected).to(to), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("rank, dtype", [(r, "float16") for r in (1, 3, 4, 5)] +
+                         [(2, d) for d in TILE_DTYPES])
+def test_host_descriptors_of_every_rank_and_dtype_compile(rank, dtype):
+    src, _, block = tile_case(rank, dtype)
+    spec = runtime.specialize_argument(TensorDescriptor.from_tensor(src, block))
+    kernel = compile_specialized(copy_tile, (spec, spec, ("constexpr", rank)),
+                                 CompileOptions(target="cuda:90"), stop_after="cubin")
+    assert kernel.asm["cubin"][:4] == b"\x7fELF" and kernel.metadata["spill_stores"] == 0
