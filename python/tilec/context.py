@@ -43,20 +43,24 @@ MAX_TEXT_NESTING = 1000
 _TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|[{(\[<]|[})\]>]|\n')
 
 
+def _error_at(text: str, offset: int, source_name: str, message: str) -> DiagnosticError:
+    """The error `message` at character `offset` of `text` (its line and column)."""
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return DiagnosticError([Diagnostic("error", message, source_name, line, col)])
+
+
 def nesting_error(text: str, source_name: str) -> DiagnosticError | None:
     """The error for `text` whose brackets nest deeper than MAX_TEXT_NESTING, or None."""
-    depth, line = 0, 1
+    depth = 0
     for match in _TOKEN.finditer(text):
         token = match.group()
-        if token == "\n":
-            line += 1
-        elif token in "{([<":
+        if token in "{([<":
             depth += 1
             if depth > MAX_TEXT_NESTING:
-                return DiagnosticError([Diagnostic(
-                    "error", f"brackets nest more than {MAX_TEXT_NESTING} deep here (regions, "
-                             "types or attributes): tilec does not parse IR nested that deep",
-                    source_name, line, match.start() - text.rfind("\n", 0, match.start()))])
+                return _error_at(text, match.start(), source_name,
+                                 f"brackets nest more than {MAX_TEXT_NESTING} deep here (regions, "
+                                 "types or attributes): tilec does not parse IR nested that deep")
         elif token in "})]>":
             depth -= 1
     return None
@@ -73,11 +77,9 @@ def index_array_error(text: str, source_name: str) -> DiagnosticError | None:
                   if "//" not in text[text.rfind("\n", 0, m.start()) + 1:m.start()]), None)
     if match is None:
         return None
-    line = text.count("\n", 0, match.start()) + 1
-    col = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
-    return DiagnosticError([Diagnostic(
-        "error", "a dense array cannot hold 'index' elements: use array<i32: ...> or "
-                 "array<i64: ...>", source_name, line, col)])
+    return _error_at(text, match.start(), source_name,
+                     "a dense array cannot hold 'index' elements: use array<i32: ...> or "
+                     "array<i64: ...>")
 
 
 # A generic op name without a dialect prefix ("scf"() or "x"()) aborts MLIR 22's parser when
@@ -97,11 +99,9 @@ def op_name_error(text: str, source_name: str) -> DiagnosticError | None:
         before = text[max(0, match.start() - 64):match.start()].rstrip()
         if not after.startswith("(") or before.endswith(("(", "[", ",")):
             continue
-        line = text.count("\n", 0, match.start()) + 1
-        col = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
-        return DiagnosticError([Diagnostic(
-            "error", f"{token} is not an operation name: operations are named "
-                     "'dialect.operation'", source_name, line, col)])
+        return _error_at(text, match.start(), source_name,
+                         f"{token} is not an operation name: operations are named "
+                         "'dialect.operation'")
     return None
 
 
@@ -119,10 +119,8 @@ def position_error(text: str, source_name: str) -> DiagnosticError | None:
                        if n.strip().lstrip("-").isdigit()]
             bad = next((int(n) for n in numbers if abs(int(n)) >= 2**31), None)
             if bad is not None:
-                line = text.count("\n", 0, op.start()) + 1
-                col = op.start() - (text.rfind("\n", 0, op.start()) + 1) + 1
-                return DiagnosticError([Diagnostic(
-                    "error", f"struct position {bad} is out of bounds", source_name, line, col)])
+                return _error_at(text, op.start(), source_name,
+                                 f"struct position {bad} is out of bounds")
     return None
 
 

@@ -20,18 +20,8 @@ _SEVERITY = {
 
 def file_line_col(loc: ir.Location) -> tuple[str, int, int] | None:
     """The innermost file position a location refers to (through names, call sites, fusions)."""
-    if loc.is_a_file():
-        return loc.filename, loc.start_line, loc.start_col
-    if loc.is_a_name():
-        return file_line_col(loc.child_loc)
-    if loc.is_a_callsite():
-        return file_line_col(loc.callee)
-    if loc.is_a_fused():
-        for part in loc.locations:
-            found = file_line_col(part)
-            if found:
-                return found
-    return None
+    positions = _positions(loc)
+    return positions[0] if positions else None
 
 
 def _positions(loc: ir.Location) -> list[tuple[str, int, int]]:
@@ -47,14 +37,19 @@ def _positions(loc: ir.Location) -> list[tuple[str, int, int]]:
     return []
 
 
-_TILEC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+TILEC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def is_user_file(filename: str) -> bool:
+    """Whether `filename` is the user's, not one of tilec's own (its language library too)."""
+    return not os.path.abspath(filename).startswith(TILEC_DIR)
 
 
 def user_file_line_col(loc: ir.Location) -> tuple[str, int, int] | None:
     """The innermost position of `loc` in the user's code: an op that tilec's language library
     (tl.cdiv, tl.softmax, ...) made is reported where the kernel called it."""
     positions = _positions(loc)
-    return next((p for p in positions if not os.path.abspath(p[0]).startswith(_TILEC_DIR)),
+    return next((p for p in positions if is_user_file(p[0])),
                 positions[0] if positions else None)
 
 

@@ -15,13 +15,14 @@ import os
 
 import numpy as np
 
+from tilec.diagnostics import is_user_file
 from tilec.errors import CompilationError, InterpretedCompilationError, KernelRuntimeError
 from tilec.frontend import checks as frontend_checks
 from tilec.frontend.codegen import constant_error
 from tilec.interpreter import program
 from tilec.interpreter.builder import NumPyBuilder
 from tilec.interpreter.memory import Checks, Memory
-from tilec.interpreter.state import LaunchState, is_user_file
+from tilec.interpreter.state import LaunchState
 from tilec.interpreter.values import Block, numpy_dtype
 from tilec.language import builder as language_builder
 from tilec.language.builder import interpreting as active  # whether a kernel runs here now

@@ -1,12 +1,10 @@
 """The launch being interpreted: memory, grid and the current program instance."""
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 
-# The tilec package's folder: frames in files under it are tilec's, the others the user's.
-TILEC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tilec.diagnostics import is_user_file
 
 
 @dataclass
@@ -19,10 +17,6 @@ class LaunchState:
     def linear_pid(self) -> int:
         x, y, z = self.pid
         return x + self.grid[0] * (y + self.grid[1] * z)
-
-
-def is_user_file(filename: str) -> bool:
-    return not os.path.abspath(filename).startswith(TILEC_DIR)
 
 
 def user_location(frame=None) -> tuple[str | None, int | None]:
