@@ -9,7 +9,7 @@ try:
 except NameError:  # imported on its own: tilec's language
     import tilec.language as tl
 
-KERNELS = ("add_kernel", "scale_add_kernel", "desc_add_kernel")
+KERNELS = ("add_kernel", "scale_add_kernel", "desc_add_kernel", "desc_add_2d_kernel")
 
 
 def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
@@ -23,6 +23,12 @@ def desc_add_kernel(x_desc, y_desc, out_desc, BLOCK: tl.constexpr):
     # descriptors, issue 18).
     offs = tl.program_id(0) * BLOCK
     out_desc.store([offs], x_desc.load([offs]) + y_desc.load([offs]))
+
+
+def desc_add_2d_kernel(x_desc, y_desc, out_desc, BM: tl.constexpr, BN: tl.constexpr):
+    # The same add through three 2-D host descriptors, which on sm_90 tilec passes with a TMA
+    # map each (launch_overhead.py: the cost of making and passing the maps, issue 18).
+    out_desc.store([0, 0], x_desc.load([0, 0]) + y_desc.load([0, 0]))
 
 
 def scale_add_kernel(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):

@@ -360,4 +360,18 @@ irdl.dialect @tile {
     irdl.attributes { "message" = %message }
     irdl.operands(condition: %condition)
   }
+
+  // The block of a host tensor descriptor at `offsets` (one i32 per dimension, outermost
+  // first), moved by the Tensor Memory Accelerator: `map` is the kernel's by-value TMA map
+  // parameter (an !llvm.ptr to it), `swizzle` the map's swizzle span in bytes (32, 64 or 128:
+  // the shared layout the copy writes). Out-of-bounds elements read as zero.
+  irdl.operation @tma_load {
+    %map = irdl.is !llvm.ptr
+    %offset = irdl.is i32
+    %result = irdl.base "!builtin.tensor"
+    %swizzle = irdl.base "#builtin.integer"
+    irdl.attributes { "swizzle" = %swizzle }
+    irdl.operands(map: %map, offsets: variadic %offset)
+    irdl.results(result: %result)
+  }
 }

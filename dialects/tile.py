@@ -138,6 +138,12 @@ def load(ptr: ir.Value, mask: ir.Value | None = None, other: ir.Value | None = N
     return _create("load", [result], operands, attrs).result
 
 
+def tma_load(tensormap: ir.Value, offsets: Sequence[ir.Value], result: ir.Type,
+             swizzle: int) -> ir.Value:
+    return _create("tma_load", [result], [tensormap, *offsets],
+                   {"swizzle": _i32(swizzle)}).result
+
+
 def store(ptr: ir.Value, value: ir.Value, mask: ir.Value | None = None, cache: str = "none",
           evict: str = "evict_normal") -> ir.Operation:
     operands = [ptr, value] + ([mask] if mask is not None else [])

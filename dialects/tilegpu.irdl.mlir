@@ -201,4 +201,41 @@ irdl.dialect @tilegpu {
   // the async proxy (wgmma, TMA): fence.proxy.async.shared::cta.
   irdl.operation @fence_async_shared {
   }
+
+  // mbarriers: a buffer of i64 barriers in shared memory, each completing a phase when its
+  // `count` arrivals and the bytes it expects have come. init_barrier initialises every
+  // barrier of the buffer (one thread does it, then fences the inits for the async proxy).
+  irdl.operation @init_barrier {
+    %bar = irdl.base @tilegpu::@memdesc
+    %count = irdl.base "#builtin.integer"
+    irdl.attributes { "count" = %count }
+    irdl.operands(bar: %bar)
+  }
+
+  // Invalidates every barrier of the buffer (one thread), so that its bytes may be reused.
+  irdl.operation @inval_barrier {
+    %bar = irdl.base @tilegpu::@memdesc
+    irdl.operands(bar: %bar)
+  }
+
+  // Waits (every thread) until the barrier `bar` (a buffer of one) has completed the phase of
+  // parity `phase` (0 or 1; the parity flips each time a phase completes).
+  irdl.operation @wait_barrier {
+    %bar = irdl.base @tilegpu::@memdesc
+    %phase = irdl.is i32
+    irdl.operands(bar: %bar, phase: %phase)
+  }
+
+  // A TMA copy of the box at `coords` (one i32 per dimension of `dst`, outermost first) of the
+  // tensor `map` describes into `dst` (in the nvmma_shared layout of the map's swizzle; a
+  // fastest dimension wider than the swizzle span is copied one column block at a time): one
+  // thread arrives on `bar` expecting the bytes of `dst` and issues the copies, which complete
+  // on it. Out-of-bounds elements are written as zeros.
+  irdl.operation @async_tma_copy_global_to_local {
+    %map = irdl.is !llvm.ptr
+    %bar = irdl.base @tilegpu::@memdesc
+    %dst = irdl.base @tilegpu::@memdesc
+    %coord = irdl.is i32
+    irdl.operands(map: %map, bar: %bar, dst: %dst, coords: variadic %coord)
+  }
 }

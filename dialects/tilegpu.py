@@ -411,3 +411,28 @@ def warpgroup_dot_wait(values: list[ir.Value], pendings: int) -> list[ir.Value]:
 
 def fence_async_shared() -> ir.Operation:
     return _create("fence_async_shared")
+
+
+# --- mbarriers and TMA ----------------------------------------------------------------------------
+
+def barrier_memdesc(count: int = 1) -> MemDesc:
+    """A buffer of `count` mbarriers (8 bytes each)."""
+    return MemDesc((count,), "i64", SharedLayout(1, 1, 1, (0,)), True)
+
+
+def init_barrier(bar: ir.Value, count: int) -> ir.Operation:
+    attrs = {"count": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), count)}
+    return _create("init_barrier", [], [bar], attrs)
+
+
+def inval_barrier(bar: ir.Value) -> ir.Operation:
+    return _create("inval_barrier", [], [bar])
+
+
+def wait_barrier(bar: ir.Value, phase: ir.Value) -> ir.Operation:
+    return _create("wait_barrier", [], [bar, phase])
+
+
+def async_tma_copy_global_to_local(tensormap: ir.Value, bar: ir.Value, dst: ir.Value,
+                                   coords: list[ir.Value]) -> ir.Operation:
+    return _create("async_tma_copy_global_to_local", [], [tensormap, bar, dst, *coords])

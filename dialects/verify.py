@@ -235,6 +235,27 @@ def _load(op) -> str | None:
     return _first(_same_shape("result", ptr, result), _mask(op, _operand(op, 1), ptr))
 
 
+TMA_SWIZZLES = (32, 64, 128)  # bytes: the spans TMA's swizzle modes and nvmma_shared share
+
+
+def _tma_load(op) -> str | None:
+    result, offsets = op.results[0].type, list(op.operands)[1:]
+    if len(offsets) != len(_shape(result)):
+        return f"{len(offsets)} offsets for a block of rank {len(_shape(result))}"
+    if any(size > 256 for size in _shape(result)):
+        return f"a TMA box holds at most 256 elements a dimension, got {_shape(result)}"
+    swizzle = _int_attr(op, "swizzle")
+    bits = _bits(_element(result))
+    if swizzle not in TMA_SWIZZLES:
+        return f"swizzle must be one of {list(TMA_SWIZZLES)} bytes, got {swizzle}"
+    if bits not in (8, 16, 32):
+        return f"TMA loads move 8-, 16- or 32-bit elements, got {_element(result)}"
+    if _shape(result)[-1] * bits // 8 % swizzle:
+        return (f"the block's fastest dimension ({_shape(result)[-1]} x {_element(result)}) is "
+                f"not a whole number of {swizzle}-byte swizzle spans")
+    return None
+
+
 def _store(op) -> str | None:
     ptr, value = op.operands[0].type, op.operands[1].type
     pointee = _pointee(ptr)
@@ -490,6 +511,52 @@ def _warpgroup_dot_wait(op) -> str | None:
     return None if pendings >= 0 else f"pendings must not be negative, got {pendings}"
 
 
+def _barriers(value: ir.Value, one: bool = False) -> str | None:
+    """A buffer of mbarriers (i64), of exactly one when `one`."""
+    desc = _memdesc(value.type)
+    if desc is None or desc.element_type != "i64" or len(desc.shape) != 1:
+        return f"barriers are a 1-D buffer of i64, got {value.type}"
+    if one and desc.shape != (1,):
+        return f"waits on one barrier, got a buffer of {desc.shape[0]}"
+    return None
+
+
+MAX_ARRIVALS = 2**20 - 1  # what an mbarrier counts
+
+
+def _init_barrier(op) -> str | None:
+    count = _int_attr(op, "count")
+    return _barriers(op.operands[0]) or (
+        None if 1 <= count <= MAX_ARRIVALS else
+        f"count must be from 1 to {MAX_ARRIVALS} arrivals, got {count}")
+
+
+def _inval_barrier(op) -> str | None:
+    return _barriers(op.operands[0])
+
+
+def _wait_barrier(op) -> str | None:
+    return _barriers(op.operands[0], one=True)
+
+
+def _tma_copy(op) -> str | None:
+    problem = _barriers(op.operands[1], one=True)
+    if problem:
+        return problem
+    desc, coords = _memdesc(op.operands[2].type), list(op.operands)[3:]
+    if not isinstance(desc.layout, NvmmaSharedLayout) or len(desc.shape) != desc.layout.rank:
+        return f"dst must be one buffer in an nvmma_shared layout, got {op.operands[2].type}"
+    if not desc.mutable:
+        return "copies into an immutable buffer"
+    if len(coords) != len(desc.shape):
+        return f"{len(coords)} coordinates for a buffer of rank {len(desc.shape)}"
+    width = desc.shape[desc.layout.order[0]]
+    if width % desc.layout.block_width:
+        return (f"the fastest dimension ({width}) is not a whole number of "
+                f"{desc.layout.block_width}-element column blocks")
+    return None
+
+
 RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tile.program_id": _grid_axis, "tile.num_programs": _grid_axis,
     "tile.make_range": _make_range, "tile.splat": _splat, "tile.broadcast": _broadcast,
@@ -505,6 +572,9 @@ RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tilegpu.memdesc_subview": _memdesc_subview, "tilegpu.memdesc_trans": _memdesc_trans,
     "tilegpu.async_copy_global_to_local": _async_copy, "tilegpu.async_wait": _async_wait,
     "tilegpu.warpgroup_dot": _warpgroup_dot, "tilegpu.warpgroup_dot_wait": _warpgroup_dot_wait,
+    "tile.tma_load": _tma_load, "tilegpu.init_barrier": _init_barrier,
+    "tilegpu.inval_barrier": _inval_barrier, "tilegpu.wait_barrier": _wait_barrier,
+    "tilegpu.async_tma_copy_global_to_local": _tma_copy,
 }
 
 

@@ -12,6 +12,7 @@ from tilec.passes import (  # noqa: F401
     membar,
     pipeline,
     remove_layout_conversions,
+    tensormap_params,
     tile_to_tilegpu,
     tilegpu_to_llvm,
 )

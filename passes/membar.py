@@ -10,12 +10,13 @@ after reads, and accesses to disjoint bytes, need none. Runs after
   comes with its lowering), so it conflicts with any pending access to them and leaves reads
   pending;
 - `local_alloc` with a value and `local_store` write their buffer, `local_load` reads it, an
-  async copy writes it (a memdesc reached through a block argument may be any buffer);
-- an asynchronous copy (`async_copy_global_to_local`) must not overwrite bytes others still
-  read, but its own writes only count from the next `async_wait` on (the pipeliner reads a
-  stage only after waiting for it): a barrier after that wait orders them before readers; a
-  copy marked `tilegpu.free_slot` writes a slot whose readers the pipeliner has already
-  ordered before it;
+  async copy writes it, `init_barrier` and `inval_barrier` write their barriers and
+  `wait_barrier` reads its one (a memdesc reached through a block argument may be any buffer);
+- an asynchronous copy (`async_copy_global_to_local`, `async_tma_copy_global_to_local`) must
+  not overwrite bytes others still read, but its own writes only count from the next
+  `async_wait` or `wait_barrier` on (the pipeliner reads a stage only after waiting for it):
+  a barrier after that wait orders them before readers; a copy marked `tilegpu.free_slot`
+  writes a slot whose readers the pipeliner has already ordered before it;
 - an existing `tilegpu.barrier` or `gpu.barrier` completes everything pending but copies.
 
 Example (two reductions across warps, both at offset 0):
@@ -130,6 +131,8 @@ class _Barriers:
             return Pending(copies=state.copies)  # a barrier does not wait for copies
         if op.name == "tilegpu.async_wait":
             return state.landed()
+        if op.name == "tilegpu.wait_barrier":  # reads the barrier, then the copies have landed
+            return self.access(op, state, insert).landed()
         if op.name == "scf.if":
             branches = [self.block(region.blocks[0], state, insert)
                         for region in op.regions if len(region.blocks)]
@@ -138,6 +141,10 @@ class _Barriers:
             return branches[0].union(branches[1])
         if op.name in _LOOPS:
             return self.loop(op, state, insert)
+        return self.access(op, state, insert)
+
+    def access(self, op: ir.Operation, state: Pending, insert: bool) -> Pending:
+        """`op`'s own accesses after `state`, with a barrier before it where they conflict."""
         reads, writes, after = accesses(op)
         if state.conflicts(reads, writes):
             if insert:

@@ -9,6 +9,14 @@ break such a relation a `tilegpu.convert_layout` is inserted; tilegpu-remove-lay
 removes most of them later. The module records `tilegpu.num_warps`, `tilegpu.threads_per_warp`
 and `tilegpu.target`.
 
+A `tile.tma_load` gets its shared layout here too: it becomes a TMA copy into a buffer in the
+`nvmma_shared` layout of its swizzle (the layout TMA writes and wgmma reads), completed on an
+mbarrier of its own, and a `local_load` of the buffer into the default layout:
+    %bar = local_alloc : memdesc<[1], i64>;  init_barrier %bar {count = 1}
+    %buf = local_alloc : memdesc<[M, N], f16, #tilegpu.nvmma_shared<128, 16, [1, 0]>>
+    async_tma_copy_global_to_local %map, %bar, %buf, %offsets;  wait_barrier %bar, 0
+    %x = local_load %buf;  inval_barrier %bar
+
 Example (num-warps=4):
     %r = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32>
 becomes
@@ -17,10 +25,12 @@ becomes
 from __future__ import annotations
 
 from mlir import ir
+from mlir.dialects import arith
 
 from tilec.analysis.layouts import default_blocked
 from tilec.dialects import tilegpu
-from tilec.dialects.tilegpu import SliceLayout
+from tilec.dialects import tile
+from tilec.dialects.tilegpu import MemDesc, NvmmaSharedLayout, SliceLayout
 from tilec.passbase import (NUM_WARPS, TARGET, THREADS_PER_WARP, Option, Pass, op_with_tensor,
                             ops_in, register)
 
@@ -84,6 +94,8 @@ class _Assigner:
             self.fix_reduce(op)
         elif name == "tile.gather":  # the index is read where the result is held
             self.convert_operand(op, 1, tilegpu.tensor_layout(op.results[0].type))
+        elif name == "tile.tma_load":
+            _tma_copy(op)
 
     def convert_operand(self, op: ir.Operation, index: int, layout) -> None:
         src = op.operands[index]
@@ -108,6 +120,25 @@ class _Assigner:
                 back = tilegpu.convert_layout(result, tilegpu.tensor_layout(default_type))
             for owner, number in uses:
                 owner.operands[number] = back
+
+
+def _tma_copy(op: ir.Operation) -> None:
+    """A tile.tma_load as its TMA copy into shared memory and a load of the buffer."""
+    result = op.results[0]
+    element = tile.element_type(result.type)
+    rank = len(result.type.shape)
+    swizzle = ir.IntegerAttr(op.attributes["swizzle"]).value
+    layout = NvmmaSharedLayout(swizzle, element.width, tuple(range(rank - 1, -1, -1)))
+    with ir.InsertionPoint(op), op.location:
+        bar = tilegpu.local_alloc(tilegpu.barrier_memdesc())
+        tilegpu.init_barrier(bar, 1)
+        buf = tilegpu.local_alloc(MemDesc(tuple(result.type.shape), str(element), layout))
+        tilegpu.async_tma_copy_global_to_local(op.operands[0], bar, buf, list(op.operands[1:]))
+        tilegpu.wait_barrier(bar, arith.constant(ir.IntegerType.get_signless(32), 0))
+        value = tilegpu.local_load(buf, result.type)
+        tilegpu.inval_barrier(bar)
+    result.replace_all_uses_with(value)
+    op.erase()
 
 
 @register

@@ -3,7 +3,9 @@
 After it runs, each kernel `func.func` of the `tilegpu` program is a `gpu.func` kernel in one
 `gpu.module @kernels`, written per thread: every tensor became the SSA values of the elements
 this thread holds (its layout says which), with `llvm`/`nvvm`/`arith`/`math`/`scf` ops; the
-module is marked `gpu.container_module` and keeps the shared memory the kernels need
+module is marked `gpu.container_module` (a kernel parameter that is a TMA map, `!llvm.ptr`, is
+listed in the gpu.func's `tilec.tensormaps` for tilegpu-tensormap-params) and keeps the shared
+memory the kernels need
 (`tilegpu.shared_bytes`, from tilegpu-allocate-shared-memory; 0 without it). Ops using shared
 memory take the offsets that pass gave them; the barriers between them are tilegpu-membar's. The rules are in python/tilec/lowering/, one per op; an op without
 one is reported at its location. Its lit tests are in test/Conversion/tilegpu-to-llvm/, one file
@@ -30,6 +32,7 @@ from tilec.analysis.axis_info import analyze
 from tilec.lowering import Lowering, LoweringError
 from tilec.lowering.context import value_type
 from tilec.passbase import Option, Pass, register, require_layouts
+from tilec.passes.tensormap_params import TENSORMAPS_ATTR
 
 # The float ops whose `contract` flag lets LLVM fuse a multiply with an add or subtract of it.
 _CONTRACTIBLE = frozenset({"arith.mulf", "arith.addf", "arith.subf", "arith.negf"})
@@ -107,6 +110,9 @@ class ConvertTileGPUToLLVM(Pass):
                                     func_op.location))
         gpu_func = [op.operation for op in parsed.regions[0].blocks[0].operations
                     if op.operation.name == "gpu.func"][0]
+        maps = [i for i, a in enumerate(entry.arguments) if str(a.type) == "!llvm.ptr"]
+        if maps:  # TMA maps, by value: tilegpu-tensormap-params makes them so
+            gpu_func.attributes[TENSORMAPS_ATTR] = ir.DenseI32ArrayAttr.get(maps)
         if gpu_module is None:
             gpu_module = parsed
             body.append(gpu_module.operation)

@@ -7,10 +7,12 @@
  * constexpr value or a small code saying what the compile key says of the runtime argument
  * (folded 1, i32/i64/u64 and divisible by 16, bool, float, array dtype and 16-byte alignment;
  * a host tensor descriptor's parts each), then the launch options. The arguments are packed on
- * this call's stack (no buffer is shared between calls or threads) and cuLaunchKernel is called
- * with the GIL released. Anything this module does not know (another argument type, a grid it
- * cannot read, a keyword that is no parameter or option, the interpreter) goes to the Python
- * path, which raises the errors.
+ * this call's stack (no buffer is shared between calls or threads), laid out as
+ * runtime.ArgumentBuffer lays them, and cuLaunchKernel is called with the GIL released. A TMA
+ * map parameter is copied from the map its launcher keeps, encoded again (by Python) only when
+ * the parameters it is made from change. Anything this module does not know (another argument
+ * type, a grid it cannot read, a keyword that is no parameter or option, the interpreter) goes
+ * to the Python path, which raises the errors.
  *
  * The driver functions are given as addresses by Python (configure), so tests can give fakes.
  */
@@ -32,7 +34,12 @@ typedef CUresult (*ErrorNameFn)(CUresult, const char **);
 typedef intptr_t (*StreamPtrFn)(int); /* CuPy's C function: device -> current stream */
 
 /* The slot kinds of runtime.SLOTS (Slot.native). */
-enum { SLOT_I1 = 1, SLOT_I32 = 2, SLOT_I64 = 3, SLOT_F32 = 4, SLOT_F64 = 5, SLOT_PTR = 6 };
+enum { SLOT_I1 = 1, SLOT_I32 = 2, SLOT_I64 = 3, SLOT_F32 = 4, SLOT_F64 = 5, SLOT_PTR = 6,
+       SLOT_TMAP = 7 };
+
+/* Size and alignment of each slot kind in the argument buffer (runtime.SLOTS' size, align). */
+static const int slot_size[] = {0, 1, 4, 8, 4, 8, 8, 128};
+static const int slot_align[] = {0, 1, 4, 8, 4, 8, 8, 64};
 
 /* Key codes of runtime arguments; arrays are ARRAY_CODE + 2 * dtype index + aligned. */
 enum { CODE_FOLDED_ONE = 0, CODE_I32 = 1, CODE_I64 = 3, CODE_U64 = 5, CODE_BOOL = 7,
@@ -42,6 +49,13 @@ enum { ARRAY_TORCH = 0, ARRAY_CUPY = 1 };
 
 #define MAX_PARAMS 256
 #define MAX_CONTEXTS 16
+#define MAP_BYTES 128 /* a CUtensorMap, passed by value */
+#define MAP_ALIGN 64
+#define MAX_MAPS 32
+#define MAX_MAP_INPUTS 16
+/* Every parameter's slot, laid out as runtime.ArgumentBuffer lays them: room for MAX_PARAMS
+ * slots of 8 bytes and MAX_MAPS maps, each with its alignment padding. */
+#define MAX_ARG_BYTES (MAX_PARAMS * 8 + MAX_MAPS * (MAP_BYTES + MAP_ALIGN))
 
 static LaunchFn cu_launch = NULL;
 static CtxGetCurrentFn cu_ctx_get_current = NULL;
@@ -62,12 +76,29 @@ typedef union {
 
 /* --- Launcher: one compiled kernel ---------------------------------------------------------- */
 
+/* A TMA map parameter (runtime.TensorMapSource): made from other parameters' values (the base
+ * of a host descriptor, its sizes and strides) by a Python function, encode(*inputs) -> 128
+ * bytes. The map last encoded is kept with the inputs it was made from: a launch whose inputs
+ * are the same copies it, any other calls encode. */
+typedef struct {
+    int slot;         /* the map's parameter */
+    int ninputs;
+    int at[MAX_MAP_INPUTS];   /* index among the runtime arguments' values of each input */
+    int kind[MAX_MAP_INPUTS]; /* its slot kind: how it is given to encode */
+    uint64_t last[MAX_MAP_INPUTS]; /* the inputs `encoded` was made from */
+    PyObject *encode;
+    PyObject *encoded; /* bytes (MAP_BYTES), NULL before the first launch */
+} TensorMap;
+
 typedef struct {
     PyObject_HEAD
     unsigned block, shared;
     int nslots;
-    int *slots; /* slot kind of each parameter of the compiled kernel */
-    int *kept;  /* index among the JITFunction's runtime arguments of each */
+    int *slots;   /* slot kind of each parameter of the compiled kernel */
+    int *kept;    /* index among the JITFunction's runtime arguments of each (-1: a map) */
+    int *offsets; /* byte offset of each in the argument buffer */
+    int nmaps;
+    TensorMap *maps;
     int ncontexts;
     CUcontext contexts[MAX_CONTEXTS];
     CUfunction functions[MAX_CONTEXTS];
@@ -76,9 +107,21 @@ typedef struct {
     PyObject *handle; /* what a launch returns (the CompiledKernel) */
 } Launcher;
 
+static void Launcher_clear_maps(Launcher *self) {
+    for (int m = 0; m < self->nmaps; m++) {
+        Py_CLEAR(self->maps[m].encode);
+        Py_CLEAR(self->maps[m].encoded);
+    }
+    free(self->maps);
+    self->maps = NULL;
+    self->nmaps = 0;
+}
+
 static void Launcher_dealloc(Launcher *self) {
     free(self->slots);
     free(self->kept);
+    free(self->offsets);
+    Launcher_clear_maps(self);
     Py_XDECREF(self->loader);
     Py_XDECREF(self->handle);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -107,32 +150,160 @@ static int int_list(PyObject *seq, int **out, int *n) {
     return 0;
 }
 
-static int Launcher_init(Launcher *self, PyObject *args, PyObject *kwds) {
-    unsigned block, shared;
-    PyObject *slots, *kept, *loader, *handle;
-    if (!PyArg_ParseTuple(args, "IIOOOO", &block, &shared, &slots, &kept, &loader, &handle))
-        return -1;
-    int nslots, nkept;
-    if (int_list(slots, &self->slots, &nslots) < 0 || int_list(kept, &self->kept, &nkept) < 0)
-        return -1;
-    if (nslots != nkept || nslots > MAX_PARAMS) {
-        PyErr_SetString(PyExc_ValueError, "one kept index per slot, at most 256");
+/* The maps of `seq` ((param, inputs, encode) each, in parameter order) into self->maps; slot
+ * kinds and value indices (self->kept) must be set. */
+static int Launcher_init_maps(Launcher *self, PyObject *seq) {
+    PyObject *fast = PySequence_Fast(seq, "maps: expected a sequence of (param, inputs, encode)");
+    if (!fast) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (n > MAX_MAPS) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "at most %d TMA map parameters", MAX_MAPS);
         return -1;
     }
-    for (int i = 0; i < nslots; i++) {
-        if (self->slots[i] < SLOT_I1 || self->slots[i] > SLOT_PTR) {
-            PyErr_Format(PyExc_ValueError, "unknown slot kind %d", self->slots[i]);
+    self->maps = (TensorMap *)calloc(n > 0 ? n : 1, sizeof(TensorMap));
+    if (!self->maps) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t m = 0; m < n; m++) {
+        TensorMap *map = &self->maps[m];
+        PyObject *inputs, *encode;
+        int slot;
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, m);
+        if (!PyTuple_Check(item) || !PyArg_ParseTuple(item, "iOO", &slot, &inputs, &encode)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "maps: expected (param, inputs, encode) tuples");
+            goto fail;
+        }
+        if (slot < 0 || slot >= self->nslots || self->slots[slot] != SLOT_TMAP) {
+            PyErr_Format(PyExc_ValueError, "map %zd: parameter %d is not a tensormap slot", m,
+                         slot);
+            goto fail;
+        }
+        for (Py_ssize_t k = 0; k < m; k++) {
+            if (self->maps[k].slot == slot) {
+                PyErr_Format(PyExc_ValueError, "parameter %d is given two maps", slot);
+                goto fail;
+            }
+        }
+        if (!PyCallable_Check(encode)) {
+            PyErr_Format(PyExc_TypeError, "map %zd: encode is not callable", m);
+            goto fail;
+        }
+        int *params, ninputs;
+        if (int_list(inputs, &params, &ninputs) < 0) goto fail;
+        int ok = ninputs >= 1 && ninputs <= MAX_MAP_INPUTS;
+        for (int k = 0; ok && k < ninputs; k++) {
+            int p = params[k];
+            int kind = p >= 0 && p < self->nslots ? self->slots[p] : 0;
+            ok = kind == SLOT_I1 || kind == SLOT_I32 || kind == SLOT_I64 || kind == SLOT_PTR;
+            if (ok) {
+                map->at[k] = self->kept[p];
+                map->kind[k] = kind;
+            }
+        }
+        free(params);
+        if (!ok) {
+            PyErr_Format(PyExc_ValueError, "map %zd: 1 to %d inputs, each an integer or pointer "
+                         "parameter", m, MAX_MAP_INPUTS);
+            goto fail;
+        }
+        map->slot = slot;
+        map->ninputs = ninputs;
+        map->encode = Py_NewRef(encode);
+        self->nmaps = (int)m + 1;
+    }
+    Py_DECREF(fast);
+    for (int i = 0; i < self->nslots; i++) {
+        int found = self->slots[i] != SLOT_TMAP;
+        for (int m = 0; !found && m < self->nmaps; m++) found = self->maps[m].slot == i;
+        if (!found) {
+            PyErr_Format(PyExc_ValueError, "tensormap parameter %d has no map", i);
             return -1;
+        }
+    }
+    return 0;
+fail:
+    Py_DECREF(fast);
+    return -1;
+}
+
+static int Launcher_init(Launcher *self, PyObject *args, PyObject *kwds) {
+    unsigned block, shared;
+    PyObject *slots, *kept, *loader, *handle, *maps = NULL;
+    if (!PyArg_ParseTuple(args, "IIOOOO|O", &block, &shared, &slots, &kept, &loader, &handle,
+                          &maps))
+        return -1;
+    free(self->slots);
+    free(self->kept);
+    free(self->offsets);
+    self->slots = self->kept = self->offsets = NULL;
+    Launcher_clear_maps(self);
+    int nslots, nkept, *given = NULL;
+    if (int_list(slots, &self->slots, &nslots) < 0 || int_list(kept, &given, &nkept) < 0)
+        return -1;
+    Py_ssize_t nmaps = maps && maps != Py_None ? PySequence_Size(maps) : 0;
+    if (nmaps < 0) {
+        free(given);
+        return -1;
+    }
+    if (nslots != nkept + nmaps || nslots > MAX_PARAMS) {
+        free(given);
+        PyErr_SetString(PyExc_ValueError, "one kept index per slot but the maps', at most 256");
+        return -1;
+    }
+    self->kept = (int *)calloc(nslots > 0 ? nslots : 1, sizeof(int));
+    self->offsets = (int *)calloc(nslots > 0 ? nslots : 1, sizeof(int));
+    if (!self->kept || !self->offsets) {
+        free(given);
+        PyErr_NoMemory();
+        return -1;
+    }
+    int end = 0, next = 0;
+    for (int i = 0; i < nslots; i++) {
+        int kind = self->slots[i];
+        if (kind < SLOT_I1 || kind > SLOT_TMAP) {
+            free(given);
+            PyErr_Format(PyExc_ValueError, "unknown slot kind %d", kind);
+            return -1;
+        }
+        if (kind == SLOT_TMAP) {
+            self->kept[i] = -1;
+        } else if (next < nkept) {
+            self->kept[i] = given[next++];
+        } else {
+            free(given);
+            PyErr_SetString(PyExc_ValueError, "one kept index per slot but the maps'");
+            return -1;
+        }
+        int align = slot_align[kind];
+        end = (end + align - 1) / align * align; /* as runtime.ArgumentBuffer */
+        self->offsets[i] = end;
+        end += slot_size[kind];
+    }
+    free(given);
+    self->nslots = nslots;
+    if (end > MAX_ARG_BYTES) {
+        PyErr_Format(PyExc_ValueError, "the parameters take %d bytes, more than %d", end,
+                     MAX_ARG_BYTES);
+        return -1;
+    }
+    if (nmaps > 0 && Launcher_init_maps(self, maps) < 0) return -1;
+    if (nmaps == 0) { /* no maps: no tensormap slot either */
+        for (int i = 0; i < nslots; i++) {
+            if (self->slots[i] == SLOT_TMAP) {
+                PyErr_Format(PyExc_ValueError, "tensormap parameter %d has no map", i);
+                return -1;
+            }
         }
     }
     self->block = block;
     self->shared = shared;
-    self->nslots = nslots;
     self->ncontexts = 0;
-    Py_INCREF(loader);
-    self->loader = loader;
-    Py_INCREF(handle);
-    self->handle = handle;
+    Py_XSETREF(self->loader, Py_NewRef(loader));
+    Py_XSETREF(self->handle, Py_NewRef(handle));
     return 0;
 }
 
@@ -197,7 +368,8 @@ static PyTypeObject LauncherType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tilec._launch.Launcher",
     .tp_basicsize = sizeof(Launcher),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Launcher(block, shared, slots, kept, loader, handle): one compiled kernel",
+    .tp_doc = "Launcher(block, shared, slots, kept, loader, handle[, maps]): one compiled "
+              "kernel; maps: (param, inputs, encode) of each TMA map parameter",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Launcher_init,
     .tp_dealloc = (destructor)Launcher_dealloc,
@@ -720,6 +892,51 @@ static void *stream_of(int torch, long device) {
 static PyObject *launch_with(Dispatcher *d, Launcher *l, int torch_stream, PyObject *grid,
                              PyObject **bound, Value *values, int nvalues);
 
+/* The map of `map` for these values into `slot` (MAP_BYTES): the one kept when its inputs are
+ * the ones it was made from, else encode(*inputs) (Python ints), kept for the next launch.
+ * 0, or -1 with an error set. The GIL is held throughout; encode may release it, but `map`
+ * is read and written only while it is held and between no Python calls, so a launch on
+ * another thread sees the inputs and the map that go together. */
+static int tensor_map_into(TensorMap *map, const Value *values, unsigned char *slot) {
+    uint64_t now[MAX_MAP_INPUTS];
+    for (int k = 0; k < map->ninputs; k++) now[k] = values[map->at[k]].u;
+    if (map->encoded && memcmp(now, map->last, sizeof(uint64_t) * map->ninputs) == 0) {
+        memcpy(slot, PyBytes_AS_STRING(map->encoded), MAP_BYTES);
+        return 0;
+    }
+    PyObject *argv[MAX_MAP_INPUTS];
+    int n = 0;
+    for (; n < map->ninputs; n++) {
+        Value v = values[map->at[n]];
+        switch (map->kind[n]) {
+        case SLOT_PTR: argv[n] = PyLong_FromUnsignedLongLong(v.u); break;
+        case SLOT_I1: argv[n] = PyBool_FromLong(v.i != 0); break;
+        default: argv[n] = PyLong_FromLongLong(v.i); break; /* i32, i64 (a u64: see runtime) */
+        }
+        if (!argv[n]) break;
+    }
+    PyObject *encoded = n == map->ninputs ? PyObject_Vectorcall(map->encode, argv, n, NULL)
+                                          : NULL;
+    for (int k = 0; k < n; k++) Py_DECREF(argv[k]);
+    if (!encoded) return -1;
+    if (!PyBytes_Check(encoded)) {
+        PyErr_Format(PyExc_TypeError, "the TMA map of parameter %d was encoded as %.100s, not "
+                     "%d bytes", map->slot, Py_TYPE(encoded)->tp_name, MAP_BYTES);
+        Py_DECREF(encoded);
+        return -1;
+    }
+    if (PyBytes_GET_SIZE(encoded) != MAP_BYTES) {
+        PyErr_Format(PyExc_ValueError, "the TMA map of parameter %d was encoded as %zd bytes, "
+                     "not %d", map->slot, PyBytes_GET_SIZE(encoded), MAP_BYTES);
+        Py_DECREF(encoded);
+        return -1;
+    }
+    memcpy(slot, PyBytes_AS_STRING(encoded), MAP_BYTES);
+    memcpy(map->last, now, sizeof(uint64_t) * map->ninputs);
+    Py_XSETREF(map->encoded, encoded); /* the old map is dropped once both are in place */
+    return 0;
+}
+
 /* Whether these arguments give the last warm launch's key: the same codes, and the same
  * constexpr and option objects (then the keys are equal). */
 static int same_as_last(Dispatcher *d, PyObject **bound, PyObject **options, const long *codes) {
@@ -793,24 +1010,37 @@ static PyObject *launch_with(Dispatcher *d, Launcher *l, int torch_stream, PyObj
     void *stream = stream_of(torch_stream, device);
     if (stream == (void *)-1 && PyErr_Occurred()) return NULL;
     if (stream == (void *)-2) Py_RETURN_NONE;
-    /* Each slot 8 bytes (enough for every kind packed here), on this call's stack. */
-    uint64_t slots[MAX_PARAMS];
+    /* The slots, laid out as runtime.ArgumentBuffer lays them, on this call's stack. */
+    unsigned char raw[MAX_ARG_BYTES + MAP_ALIGN];
+    unsigned char *buffer = raw + (-(uintptr_t)raw & (MAP_ALIGN - 1));
     void *params[MAX_PARAMS];
     for (int i = 0; i < l->nslots; i++) {
+        unsigned char *slot = buffer + l->offsets[i];
+        params[i] = slot;
+        if (l->slots[i] == SLOT_TMAP) continue; /* below, once every value is known */
         int at = l->kept[i];
         if (at < 0 || at >= nvalues) Py_RETURN_NONE;
         Value v = values[at];
-        void *slot = &slots[i];
         switch (l->slots[i]) {
-        case SLOT_I1: *(uint8_t *)slot = (uint8_t)(v.i != 0); break;
-        case SLOT_I32: *(int32_t *)slot = (int32_t)v.i; break;
-        case SLOT_I64: *(int64_t *)slot = v.i; break; /* u64 too: the same bits */
-        case SLOT_F32: *(float *)slot = (float)v.f; break;
-        case SLOT_F64: *(double *)slot = v.f; break;
-        case SLOT_PTR: *(uint64_t *)slot = v.u; break;
+        case SLOT_I1: *slot = (uint8_t)(v.i != 0); break;
+        case SLOT_I32: {
+            int32_t x = (int32_t)v.i;
+            memcpy(slot, &x, sizeof x);
+            break;
         }
-        params[i] = slot;
+        case SLOT_I64: memcpy(slot, &v.i, 8); break; /* u64 too: the same bits */
+        case SLOT_F32: {
+            float x = (float)v.f;
+            memcpy(slot, &x, sizeof x);
+            break;
+        }
+        case SLOT_F64: memcpy(slot, &v.f, 8); break;
+        case SLOT_PTR: memcpy(slot, &v.u, 8); break;
+        }
     }
+    for (int m = 0; m < l->nmaps; m++)
+        if (tensor_map_into(&l->maps[m], values, buffer + l->offsets[l->maps[m].slot]) < 0)
+            return NULL; /* encode raised, or gave no map: nothing is launched */
     CUresult r;
     Py_BEGIN_ALLOW_THREADS
     r = cu_launch(function, dims[0], dims[1], dims[2], l->block, 1, 1, l->shared,

@@ -124,8 +124,10 @@ class AOTKernel:
         self.asm = compiled.asm
         self._names = [p.name for p in self.params]
         self._checked_devices: set[int] = set()
-        # Every parameter of an AOT kernel is passed: nothing was folded at launch.
-        self.launcher = Launcher(compiled, list(range(len(self.params))))
+        # Every parameter of an AOT kernel is passed (nothing was folded at launch) but the TMA
+        # maps, which the launcher makes.
+        passed = len(self.params) - len(compiled.metadata.get("tensormaps", ()))
+        self.launcher = Launcher(compiled, list(range(passed)))
 
     def __repr__(self) -> str:
         return (f"<tilec AOT kernel {self.name}({', '.join(self._names)}) "

@@ -37,7 +37,9 @@ from tilec.frontend.codegen import CodeGenerator
 from tilec.kernel import JITFunction, jit_function_of
 from tilec.language.block_pointer import tensor_descriptor
 from tilec.language.core import tensor
-from tilec.language.dtypes import dtype, parse_type
+from tilec import tma
+from tilec.analysis.wgmma import nvmma_layout
+from tilec.language.dtypes import dtype, parse_type, tensormap_type
 from tilec.passmanager import PipelineOptions, parse_pipeline, run_pipeline
 from tilec.runtime import leaves, nest
 from tilec.reproducer import pipeline_reproducer, ptxas_reproducer
@@ -193,8 +195,9 @@ STAGES = (
     Stage("ptx", lambda options: (
         "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,convert-nvvm-to-llvm,"
         "convert-arith-to-llvm,canonicalize,"
-        f"cse),nvvm-attach-target{{chip={_chip(options)} features=+ptx80 O=3 "
-        f"l={find_libdevice()}}},reconcile-unrealized-casts,gpu-module-to-binary{{format=isa}}")),
+        "cse),tilegpu-tensormap-params,"
+        f"nvvm-attach-target{{chip={_chip(options)} features=+ptx80 O=3 l={find_libdevice()}}},"
+        "reconcile-unrealized-casts,gpu-module-to-binary{format=isa}")),
 )
 # Every stage a compilation can stop after: the pass stages, then ptxas' cubin.
 STAGE_NAMES = tuple(stage.name for stage in STAGES) + ("cubin",)
@@ -288,7 +291,7 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
             f"kernel {fn.__name__} needs a value for tl.constexpr parameter(s) "
             f"{', '.join(missing)}: pass them as constexprs= (or as launch arguments)",
             fn.filename, fn.def_line, fn.indent, fn.source_line(fn.def_line))
-    params, constants = [], {}
+    params, constants, tensormaps = [], {}, []
     for p, param_key in zip(fn.params, key):
         if param_key[0] == "tuple" and not param_key[1]:
             constants[p.name] = ()
@@ -297,18 +300,26 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
                 constants[name] = value
             else:
                 params.append(KernelParam(name, parse_type(kind, const=p.is_const), bool(value)))
+        if param_key[0] == "descriptor":
+            tensormap = tma_descriptor(p.name, param_key[1], params, options)
+            if tensormap is not None:  # its map follows its parts
+                tensormaps.append(tensormap)
+                params.append(KernelParam(f"{p.name}.{MAP_PART}", tensormap_type(), False))
     complete = stop_after == "cubin"
     cache_key = cache_key_of(fn, key, options) if complete else None
     cached = _from_cache(cache_key, fn, params, constants, options) if complete else None
     if cached is not None:
         return cached
     context = make_context()
-    descriptors = {p.name for p, k in zip(fn.params, key) if k[0] == "descriptor"}
+    descriptors = {p.name: 0 for p, k in zip(fn.params, key) if k[0] == "descriptor"}
+    descriptors.update({m["name"]: m["swizzle"] for m in tensormaps})
     module = generate_tile_ir(fn, params, constants, context, debug=options.debug,
                               descriptors=descriptors)
     asm = {}
     metadata = {"name": fn.__name__, "num_warps": options.num_warps,
                 "num_stages": options.num_stages, "target": options.target}
+    if tensormaps:
+        metadata["tensormaps"] = tensormaps
     if options.maxnreg is not None:
         metadata["maxnreg"] = options.maxnreg
     for stage in STAGES:
@@ -534,12 +545,51 @@ def _to_cache(cache_key: str, kernel: CompiledKernel) -> None:
         pass  # an unwritable cache only costs a recompilation next time
 
 
+MAP_PART = "map"  # a TMA descriptor's map parameter is named `name.map`
+
+
+def tma_descriptor(name: str, parts: tuple, params: list[KernelParam],
+                   options: CompileOptions) -> dict | None:
+    """The TMA map of the host descriptor parameter `name` (its key's `parts`: base, sizes,
+    strides, block shape, padding; `params`: the kernel's parameters so far, its own parts
+    last) as metadata["tensormaps"] lists it for the launcher (runtime.TensorMapSource), or
+    None where its loads go through pointers: before sm_90, or when what the key knows does
+    not guarantee TMA can move its blocks into a layout wgmma reads (2-D blocks of 8-, 16- or
+    32-bit elements, at least 8 rows of 32 bytes; a 16-byte-aligned base; outer strides
+    multiples of 16 elements; zero padding)."""
+    (base_type, base_aligned), *runtime = parts[:-2]
+    block_shape, padding = parts[-2][1], parts[-1][1]
+    rank = len(block_shape)
+    element = base_type[1:]
+    if (parse_target(options.target) < 90 or rank != 2 or padding != "zero" or
+            not base_aligned or tma.ELEMENT_BYTES.get(element) not in (1, 2, 4) or
+            any(b > tma.MAX_BOX for b in block_shape)):
+        return None
+    layout = nvmma_layout(block_shape, (1, 0), 8 * tma.ELEMENT_BYTES[element])
+    sizes, strides = runtime[:rank], runtime[rank:]
+    if layout is None or strides[-1] != ("constexpr", 1) or any(
+            kind == "constexpr" or not aligned for kind, aligned in strides[:-1]):
+        return None
+    index = {p.name: i for i, p in enumerate(params)}
+
+    def part(i: int, key: tuple) -> list:
+        return ["c", key[1]] if key[0] == "constexpr" else ["p", index[f"{name}.{i}"]]
+
+    return {"name": name, "param": len(params), "element": element, "base": index[f"{name}.0"],
+            "shape": [part(1 + d, k) for d, k in enumerate(sizes)],
+            "strides": [part(1 + rank + d, k) for d, k in enumerate(strides)],
+            "box": [block_shape[0], layout.block_width], "swizzle": layout.swizzle,
+            "padding": padding}
+
+
 def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict[str, Any],
                      context: ir.Context, debug: bool = False,
-                     descriptors: set[str] = frozenset()) -> ir.OpView:
+                     descriptors: dict[str, int] | None = None) -> ir.OpView:
     """The frontend's `tile` IR for `fn` with `params` as arguments and `constants` folded
     (device_assert only when `debug`); the parameters named in `descriptors` are host tensor
-    descriptors passed by their parts."""
+    descriptors passed by their parts, those given a swizzle there (not 0) with a TMA map
+    parameter (`name.map`) too."""
+    descriptors = descriptors or {}
     def_loc = ir.Location.file(fn.filename, fn.def_line, fn.indent + 1, context=context)
     with context, def_loc:
         module = ir.Module.create()
@@ -559,9 +609,11 @@ def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict
         scope = dict(constants)
         for p, arg in zip(params, entry.arguments):
             scope[p.name] = tensor(arg, p.type)
+        maps = {name: scope.pop(f"{name}.{MAP_PART}") for name, swizzle in descriptors.items()
+                if swizzle}
         scope = nest(scope)  # tuple arguments' elements (`name.0`, ...) back into tuples
-        for name in descriptors:
-            scope[name] = tensor_descriptor.from_parts(scope[name])
+        for name, swizzle in descriptors.items():
+            scope[name] = tensor_descriptor.from_parts(scope[name], maps.get(name), swizzle)
         with ir.InsertionPoint(entry):
             generator = CodeGenerator(fn, scope, debug=debug)
             if generator.generate_body() is not None:

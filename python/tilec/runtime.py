@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from tilec import tma
 from tilec.errors import BackendUnavailable, LaunchError, integer_text
 from tilec.language.core import unwrap
 from tilec.language.dtypes import dtype
@@ -408,6 +409,8 @@ SLOTS = {
     "u16": Slot(2, 2, "H", None), "u32": Slot(4, 4, "I", None), "u64": Slot(8, 8, "Q", 3),
     "fp16": Slot(2, 2, "e", None), "bf16": Slot(2, 2, "H", None, _bf16_bits),
     "fp32": Slot(4, 4, "f", 4), "fp64": Slot(8, 8, "d", 5), "pointer": Slot(8, 8, "Q", 6),
+    # a TMA map (CUtensorMap), passed by value: 128 bytes on a 64-byte boundary
+    "tensormap": Slot(128, 64, "128s", 7),
 }
 
 
@@ -444,6 +447,62 @@ class ArgumentBuffer:
 
     def pack(self, values: list) -> None:
         self._struct.pack_into(self._view, 0, *[c(v) for c, v in zip(self._converts, values)])
+
+
+# --- TMA maps among the parameters ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TensorMapSource:
+    """A kernel parameter that is a TMA map (tilec.tma) of a host tensor descriptor: made at
+    launch from the descriptor's base, sizes and strides, which the kernel also takes as
+    parameters. `base` is the index of the base pointer among the kernel's parameters; each
+    size and stride is ("p", index) or ("c", value) (a value specialised into the kernel);
+    `box` and `swizzle` are what the kernel's copies expect. The compiler lists these in the
+    kernel's metadata["tensormaps"]."""
+    param: int
+    element: str
+    base: int
+    shape: tuple
+    strides: tuple
+    box: tuple
+    swizzle: int
+    padding: str
+
+    @classmethod
+    def from_metadata(cls, entry: dict) -> "TensorMapSource":
+        def parts(values):
+            return tuple((kind, int(v)) for kind, v in values)
+        return cls(int(entry["param"]), entry["element"], int(entry["base"]),
+                   parts(entry["shape"]), parts(entry["strides"]),
+                   tuple(int(b) for b in entry["box"]), int(entry["swizzle"]), entry["padding"])
+
+    def inputs(self) -> tuple[int, ...]:
+        """The parameters the map is made from: the base, then each size and stride passed."""
+        return (self.base, *(v for kind, v in self.shape + self.strides if kind == "p"))
+
+    def encode(self, *inputs) -> bytes:
+        """The map for the values of `inputs()`, in that order."""
+        base, rest = inputs[0], iter(inputs[1:])
+        shape = [next(rest) if kind == "p" else v for kind, v in self.shape]
+        strides = [next(rest) if kind == "p" else v for kind, v in self.strides]
+        return DRIVER.tensor_map(self.element, base, shape, strides, self.box, self.swizzle,
+                                 self.padding)
+
+
+def with_tensor_maps(maps: list[TensorMapSource], values: list) -> list:
+    """The kernel's parameter values: `values` (every parameter but the maps, in order) with
+    each map made from them and put in its place."""
+    out = list(values)
+    for source in maps:  # in parameter order: each lands where the kernel expects it
+        out.insert(source.param, None)
+    for source in maps:
+        made = source.encode(*(out[i] for i in source.inputs()))
+        if type(made) is not bytes:  # (the C launcher's checks, the same errors)
+            raise TypeError(f"a TMA map is 128 bytes, got {type(made).__name__}")
+        if len(made) != 128:
+            raise ValueError(f"a TMA map is 128 bytes, got {len(made)}")
+        out[source.param] = made
+    return out
 
 
 # --- the driver -----------------------------------------------------------------------------------
@@ -486,6 +545,13 @@ class Driver:
 
     def current_device(self) -> int:
         return self.cupy.cuda.runtime.getDevice()
+
+    def tensor_map(self, element: str, address: int, shape, strides, box, swizzle: int,
+                   padding: str) -> bytes:
+        """A TMA map, encoded by the driver (tilec.tma.tensor_map: cached, so a warm launch
+        pays a dict lookup)."""
+        return tma.tensor_map(self._libcuda(), element, address, shape, strides, box, swizzle,
+                              padding)
 
     def current_context(self) -> int:
         return self.cupy.cuda.driver.ctxGetCurrent()
@@ -532,6 +598,8 @@ class Launcher:
         self.shared = kernel.metadata.get("shared", 0)
         self.type_names = [p.type.codegen_name() for p in kernel.params]
         self.kept = kept
+        self.maps = [TensorMapSource.from_metadata(m)
+                     for m in kernel.metadata.get("tensormaps", ())]
         self.buffer = ArgumentBuffer(self.type_names)
         self._lock = threading.Lock()  # one launch packs the buffer at a time
         self._loaded: dict[int, tuple] = {}  # device -> (keep-alive, CUfunction)
@@ -539,13 +607,28 @@ class Launcher:
 
     def native(self):
         """The C launcher of this kernel (made on first use), or None where the C path cannot
-        pack its parameters or has no driver."""
+        pack its parameters or has no driver. It makes each TMA map as `run` does, calling
+        its source's `encode` only when the map's inputs differ from the last launch's."""
         if self._native is None and native_ready() and all(
                 slot_of(t).native is not None for t in self.type_names):
             self._native = native.Launcher(self.block, self.shared,
                                            [slot_of(t).native for t in self.type_names],
-                                           self.kept, self._load_current, self.kernel)
+                                           self.kept, self._load_current, self.kernel,
+                                           [self._native_map(m) for m in self.maps])
         return self._native
+
+    def _native_map(self, source: TensorMapSource) -> tuple:
+        """(param, inputs, encode) of one map, for the C launcher. It passes a u64 parameter
+        as the signed value of its bits (u64 and i64 share a slot): encode gets it back."""
+        inputs = source.inputs()
+        unsigned = [self.type_names[i] == "u64" for i in inputs]
+        if not any(unsigned):
+            return source.param, inputs, source.encode
+
+        def encode(*values):
+            return source.encode(*(v & (2**64 - 1) if u else v
+                                   for v, u in zip(values, unsigned)))
+        return source.param, inputs, encode
 
     def function(self, device: int) -> int:
         loaded = self._loaded.get(device)
@@ -575,6 +658,8 @@ class Launcher:
             values.append(specialiser.value(value))
         if 0 in grid:
             return torch_arrays
+        if self.maps:
+            values = with_tensor_maps(self.maps, values)
         try:
             device = DRIVER.current_device()
             function = self.function(device)

@@ -179,3 +179,59 @@ func.func @tensor_signature(%x: tensor<64xf32>) -> tensor<64xf32> {
   %y = arith.addf %x, %x : tensor<64xf32>
   return %y : tensor<64xf32>
 }
+
+// -----
+
+// A TMA load becomes its copy into shared memory, completed on an mbarrier of its own: the
+// barrier (one i64) is allocated and initialised for one arrival, the buffer gets the
+// nvmma_shared layout of the load's swizzle (128 bytes of f16: 64-element column blocks), the
+// copy takes the map, the barrier, the buffer and the offsets as they were, every thread waits
+// for phase 0, reads the buffer into the default layout of the result, and the barrier is
+// invalidated. The users of the load read the local_load; no tile.tma_load is left.
+// CHECK-LABEL: func.func @tma_load
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, [[O0:%[^:]*]]: i32, [[O1:%[^:]*]]: i32) -> tensor<64x64xf16, #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>>
+// CHECK-NEXT: [[BAR:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+// CHECK-NEXT: "tilegpu.init_barrier"([[BAR]]) {count = 1 : i32} : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+// CHECK-NEXT: [[BUF:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>
+// CHECK-NEXT: "tilegpu.async_tma_copy_global_to_local"([[MAP]], [[BAR]], [[BUF]], [[O0]], [[O1]]) : (!llvm.ptr, !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>, i32, i32) -> ()
+// CHECK-NEXT: [[PHASE:%.*]] = arith.constant 0 : i32
+// CHECK-NEXT: "tilegpu.wait_barrier"([[BAR]], [[PHASE]]) : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, i32) -> ()
+// CHECK-NEXT: [[X:%.*]] = "tilegpu.local_load"([[BUF]]) : (!tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>) -> tensor<64x64xf16, #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>>
+// CHECK-NEXT: "tilegpu.inval_barrier"([[BAR]]) : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+// CHECK-NEXT: [[Y:%.*]] = arith.addf [[X]], [[X]] : tensor<64x64xf16, #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>>
+// CHECK-NEXT: return [[Y]]
+// W8-LABEL: func.func @tma_load
+// W8: "tilegpu.local_load"({{%.*}}) : {{.*}} -> tensor<64x64xf16, #tilegpu.blocked<[1, 1], [1, 32], [4, 2], [1, 0]>>
+func.func @tma_load(%map: !llvm.ptr, %o0: i32, %o1: i32) -> tensor<64x64xf16> {
+  %x = "tile.tma_load"(%map, %o0, %o1) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<64x64xf16>
+  %y = arith.addf %x, %x : tensor<64x64xf16>
+  return %y : tensor<64x64xf16>
+}
+
+// -----
+
+// The layout follows the load's swizzle and element width: 64-byte swizzle of f32
+// (16-element column blocks), 32-byte swizzle of i8 in 3-D (order [2, 1, 0]: the last
+// dimension is the fastest). Each load gets a barrier of its own, and the offsets keep their
+// order (outermost first).
+// CHECK-LABEL: func.func @tma_load_layouts
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, [[A:%[^:]*]]: i32, [[B:%[^:]*]]: i32, [[C:%[^:]*]]: i32)
+// CHECK: [[BAR0:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[1], i64,
+// CHECK: [[BUF0:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[32, 16], f32, #tilegpu.nvmma_shared<64 : i32, 32 : i32, [1, 0]>, true>
+// CHECK-NEXT: "tilegpu.async_tma_copy_global_to_local"([[MAP]], [[BAR0]], [[BUF0]], [[B]], [[A]])
+// CHECK: "tilegpu.local_load"([[BUF0]]) : {{.*}} -> tensor<32x16xf32, #tilegpu.blocked<[1, 1], [2, 16], [4, 1], [1, 0]>>
+// CHECK-NEXT: "tilegpu.inval_barrier"([[BAR0]])
+// CHECK-NEXT: [[BAR1:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[1], i64,
+// CHECK-NEXT: "tilegpu.init_barrier"([[BAR1]]) {count = 1 : i32}
+// CHECK-NEXT: [[BUF1:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[2, 8, 32], i8, #tilegpu.nvmma_shared<32 : i32, 8 : i32, [2, 1, 0]>, true>
+// CHECK-NEXT: "tilegpu.async_tma_copy_global_to_local"([[MAP]], [[BAR1]], [[BUF1]], [[A]], [[B]], [[C]])
+// CHECK: "tilegpu.wait_barrier"([[BAR1]], {{%.*}})
+// CHECK-NEXT: "tilegpu.local_load"([[BUF1]]) : {{.*}} -> tensor<2x8x32xi8, #tilegpu.blocked<[1, 1, 1], [1, 1, 32], [1, 4, 1], [2, 1, 0]>>
+// CHECK-NEXT: "tilegpu.inval_barrier"([[BAR1]])
+// CHECK-NOT: tile.tma_load
+// CHECK: return
+func.func @tma_load_layouts(%map: !llvm.ptr, %a: i32, %b: i32, %c: i32) {
+  %x = "tile.tma_load"(%map, %b, %a) {swizzle = 64 : i32} : (!llvm.ptr, i32, i32) -> tensor<32x16xf32>
+  %y = "tile.tma_load"(%map, %a, %b, %c) {swizzle = 32 : i32} : (!llvm.ptr, i32, i32, i32) -> tensor<2x8x32xi8>
+  return
+}

@@ -121,6 +121,14 @@ func.func @assert_message_not_string(%c: i1) {
 
 // -----
 
+func.func @init_barrier_count_not_integer(%bar: !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) {
+  // expected-error@+1 {{expected base attribute 'builtin.integer' but got 'builtin.float'}}
+  "tilegpu.init_barrier"(%bar) {count = 1.0 : f32} : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+  return
+}
+
+// -----
+
 // --- attributes: required ----------------------------------------------------------------------
 
 func.func @load_missing_evict(%p: !tile.ptr<f32, 1 : i32>) {
@@ -162,6 +170,22 @@ func.func @scan_missing_reverse(%x: tensor<4xf32>) {
 func.func @async_wait_missing_num() {
   // expected-error@+1 {{'tilegpu.async_wait' op attribute "num" is expected but not provided}}
   %0 = "tilegpu.async_wait"() : () -> !tilegpu.async_token
+  return
+}
+
+// -----
+
+func.func @tma_load_missing_swizzle(%map: !llvm.ptr, %o: i32) {
+  // expected-error@+1 {{'tile.tma_load' op attribute "swizzle" is expected but not provided}}
+  %0 = "tile.tma_load"(%map, %o, %o) : (!llvm.ptr, i32, i32) -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @init_barrier_missing_count(%bar: !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) {
+  // expected-error@+1 {{'tilegpu.init_barrier' op attribute "count" is expected but not provided}}
+  "tilegpu.init_barrier"(%bar) : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
   return
 }
 
@@ -310,6 +334,39 @@ func.func @memdesc_subview_i64_offset(%d: !tilegpu.memdesc<[2, 4], f16, #tilegpu
 func.func @commit_group_of_integer(%x: i32) {
   // expected-error@+1 {{expected base type 'tilegpu.async_token' but got 'builtin.integer'}}
   %0 = "tilegpu.async_commit_group"(%x) : (i32) -> !tilegpu.async_token
+  return
+}
+
+// -----
+
+// A TMA map is the kernel's by-value map parameter, a generic (address space 0) pointer.
+func.func @tma_load_global_map(%map: !llvm.ptr<1>, %o: i32) {
+  // expected-error@+1 {{expected '!llvm.ptr' but got '!llvm.ptr<1>'}}
+  %0 = "tile.tma_load"(%map, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr<1>, i32, i32) -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @tma_load_i64_offsets(%map: !llvm.ptr, %o: i64) {
+  // expected-error@+1 {{expected 'i32' but got 'i64'}}
+  %0 = "tile.tma_load"(%map, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, i64, i64) -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @wait_barrier_i64_phase(%bar: !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, %p: i64) {
+  // expected-error@+1 {{expected 'i32' but got 'i64'}}
+  "tilegpu.wait_barrier"(%bar, %p) : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, i64) -> ()
+  return
+}
+
+// -----
+
+func.func @tma_copy_barrier_not_memdesc(%map: !llvm.ptr, %bar: i64, %dst: !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>, %c: i32) {
+  // expected-error@+1 {{expected base type 'tilegpu.memdesc' but got 'builtin.integer'}}
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %dst, %c, %c) : (!llvm.ptr, i64, !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>, i32, i32) -> ()
   return
 }
 

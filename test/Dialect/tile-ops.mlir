@@ -145,6 +145,21 @@ func.func @store(%p: tensor<128x!tile.ptr<f32, 1 : i32>>, %v: tensor<128xf32>, %
   return
 }
 
+// A TMA load: the map (an !llvm.ptr), one i32 offset per dimension of the block (any number
+// of them: 1-D and 3-D too) and the swizzle span.
+// CHECK-LABEL: func.func @tma_load
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, [[I:%[^:]*]]: i32, [[J:%[^:]*]]: i32)
+// CHECK: [[A:%.*]] = "tile.tma_load"([[MAP]], [[I]], [[J]]) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<64x64xf16>
+// CHECK: "tile.tma_load"([[MAP]], [[J]]) {swizzle = 64 : i32} : (!llvm.ptr, i32) -> tensor<128xf32>
+// CHECK: "tile.tma_load"([[MAP]], [[J]], [[I]], [[J]]) {swizzle = 32 : i32} : (!llvm.ptr, i32, i32, i32) -> tensor<2x8x32xi8>
+// CHECK: return [[A]]
+func.func @tma_load(%map: !llvm.ptr, %i: i32, %j: i32) -> tensor<64x64xf16> {
+  %a = "tile.tma_load"(%map, %i, %j) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<64x64xf16>
+  %b = "tile.tma_load"(%map, %j) {swizzle = 64 : i32} : (!llvm.ptr, i32) -> tensor<128xf32>
+  %c = "tile.tma_load"(%map, %j, %i, %j) {swizzle = 32 : i32} : (!llvm.ptr, i32, i32, i32) -> tensor<2x8x32xi8>
+  return %a : tensor<64x64xf16>
+}
+
 // --- dot ---------------------------------------------------------------------------------------
 
 // CHECK-LABEL: func.func @dot

@@ -102,6 +102,35 @@ func.func @async_copy(%p: tensor<64x32x!tile.ptr<f16, 1 : i32>, #blocked>,
   return
 }
 
+// --- mbarriers and TMA copies ------------------------------------------------------------------
+
+// A buffer of one barrier and one of two: init (with its arrival count), a TMA copy into an
+// nvmma_shared buffer completing on the barrier (map, barrier, buffer, then one coordinate per
+// dimension of the buffer), a wait for a phase parity, and inval.
+// CHECK-LABEL: func.func @mbarriers_and_tma
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, [[X:%[^:]*]]: i32, [[Y:%[^:]*]]: i32, [[PHASE:%[^:]*]]: i32)
+// CHECK: [[BAR:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+// CHECK: [[BARS:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+// CHECK: "tilegpu.init_barrier"([[BAR]]) {count = 1 : i32} : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+// CHECK: "tilegpu.init_barrier"([[BARS]]) {count = 128 : i32} : (!tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+// CHECK: [[BUF:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>
+// CHECK: "tilegpu.async_tma_copy_global_to_local"([[MAP]], [[BAR]], [[BUF]], [[X]], [[Y]]) : (!llvm.ptr, !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>, i32, i32) -> ()
+// CHECK: "tilegpu.wait_barrier"([[BAR]], [[PHASE]]) : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, i32) -> ()
+// CHECK: "tilegpu.inval_barrier"([[BAR]]) : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+// CHECK: "tilegpu.inval_barrier"([[BARS]]) : (!tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+func.func @mbarriers_and_tma(%map: !llvm.ptr, %x: i32, %y: i32, %phase: i32) {
+  %bar = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+  %bars = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+  "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+  "tilegpu.init_barrier"(%bars) {count = 128 : i32} : (!tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+  %buf = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %x, %y) : (!llvm.ptr, !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>, i32, i32) -> ()
+  "tilegpu.wait_barrier"(%bar, %phase) : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, i32) -> ()
+  "tilegpu.inval_barrier"(%bar) : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+  "tilegpu.inval_barrier"(%bars) : (!tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+  return
+}
+
 // --- tile ops on tensors with layouts ----------------------------------------------------------
 
 // Index tensors in slice layouts, expanded back to the parent layout and broadcast (the usual

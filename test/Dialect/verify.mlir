@@ -99,6 +99,33 @@ func.func @valid_tilegpu(%x: tensor<64x32xf16, #blocked>, %acc: tensor<64x64xf32
 
 // -----
 
+// TMA loads and mbarriers: every swizzle span, 8-, 16- and 32-bit elements, a fastest
+// dimension of one or of several swizzle spans (column blocks), buffers of several barriers for
+// init and inval. Nothing is reported.
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+func.func @valid_tma(%map: !llvm.ptr, %o: i32) {
+  %a = "tile.tma_load"(%map, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<64x64xf16>
+  %b = "tile.tma_load"(%map, %o, %o) {swizzle = 64 : i32} : (!llvm.ptr, i32, i32) -> tensor<32x16xf32>
+  %c = "tile.tma_load"(%map, %o, %o, %o) {swizzle = 32 : i32} : (!llvm.ptr, i32, i32, i32) -> tensor<2x8x64xi8>
+  %d = "tile.tma_load"(%map, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<64x256xbf16>
+  %bar = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[1], i64, #bs, true>
+  %bars = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[4], i64, #bs, true>
+  "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!tilegpu.memdesc<[1], i64, #bs, true>) -> ()
+  "tilegpu.init_barrier"(%bars) {count = 128 : i32} : (!tilegpu.memdesc<[4], i64, #bs, true>) -> ()
+  %buf = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 128], f16, #nvmma, true>
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %o, %o) : (!llvm.ptr, !tilegpu.memdesc<[1], i64, #bs, true>, !tilegpu.memdesc<[64, 128], f16, #nvmma, true>, i32, i32) -> ()
+  %phase = arith.constant 0 : i32
+  "tilegpu.wait_barrier"(%bar, %phase) : (!tilegpu.memdesc<[1], i64, #bs, true>, i32) -> ()
+  "tilegpu.inval_barrier"(%bar) : (!tilegpu.memdesc<[1], i64, #bs, true>) -> ()
+  "tilegpu.inval_barrier"(%bars) : (!tilegpu.memdesc<[4], i64, #bs, true>) -> ()
+  return
+}
+}
+
+// -----
+
 // Regions nested exactly MAX_NESTING (128) levels deep are still fine: the module's, the
 // function's, then 126 nested scf.if.
 func.func @nested(%c: i1) {
@@ -660,6 +687,43 @@ func.func @store_not_a_pointer(%p: i64, %v: f32) {
 func.func @store_mask_not_i1(%p: tensor<128x!tile.ptr<f32, 1 : i32>>, %v: tensor<128xf32>, %m: tensor<128xi8>) {
   // expected-error@+1 {{'tile.store' op mask must be i1, got tensor<128xi8>}}
   "tile.store"(%p, %v, %m) {cache = "none", evict = "evict_normal"} : (tensor<128x!tile.ptr<f32, 1 : i32>>, tensor<128xf32>, tensor<128xi8>) -> ()
+  return
+}
+
+// -----
+
+// A TMA load takes one offset per dimension of its block.
+func.func @tma_load_offsets(%map: !llvm.ptr, %o: i32) {
+  // expected-error@+1 {{'tile.tma_load' op 1 offsets for a block of rank 2}}
+  %0 = "tile.tma_load"(%map, %o) {swizzle = 128 : i32} : (!llvm.ptr, i32) -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+// Swizzle spans are 32, 64 or 128 bytes (the checks come in this order: a 16-byte swizzle is
+// reported before anything else about the block).
+func.func @tma_load_swizzle(%map: !llvm.ptr, %o: i32) {
+  // expected-error@+1 {{'tile.tma_load' op swizzle must be one of [32, 64, 128] bytes, got 16}}
+  %0 = "tile.tma_load"(%map, %o, %o) {swizzle = 16 : i32} : (!llvm.ptr, i32, i32) -> tensor<64x64xf16>
+  return
+}
+
+// -----
+
+// 16 f64 are one 128-byte span, but TMA loads move no 64-bit elements.
+func.func @tma_load_f64(%map: !llvm.ptr, %o: i32) {
+  // expected-error@+1 {{'tile.tma_load' op TMA loads move 8-, 16- or 32-bit elements, got f64}}
+  %0 = "tile.tma_load"(%map, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<16x16xf64>
+  return
+}
+
+// -----
+
+// 32 f16 are 64 bytes: half a 128-byte span.
+func.func @tma_load_fastest_dimension(%map: !llvm.ptr, %o: i32) {
+  // expected-error@+1 {{'tile.tma_load' op the block's fastest dimension (32 x f16) is not a whole number of 128-byte swizzle spans}}
+  %0 = "tile.tma_load"(%map, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<64x32xf16>
   return
 }
 
@@ -1240,6 +1304,140 @@ func.func @warpgroup_dot_wait_negative(%x: tensor<64x64xf32>) {
   // expected-error@+1 {{'tilegpu.warpgroup_dot_wait' op pendings must not be negative, got -2}}
   %0 = "tilegpu.warpgroup_dot_wait"(%x) {pendings = -2 : i32} : (tensor<64x64xf32>) -> tensor<64x64xf32>
   return
+}
+
+// -----
+
+// --- tilegpu ops: mbarriers and TMA copies -----------------------------------------------------
+
+func.func @init_barrier_count_past_the_limit(%bar: !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) {
+  // expected-error@+1 {{'tilegpu.init_barrier' op count must be from 1 to 1048575 arrivals, got 1048576}}
+  "tilegpu.init_barrier"(%bar) {count = 1048576 : i32} : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+  return
+}
+
+// -----
+
+func.func @init_barrier_count_zero(%bar: !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) {
+  // expected-error@+1 {{'tilegpu.init_barrier' op count must be from 1 to 1048575 arrivals, got 0}}
+  "tilegpu.init_barrier"(%bar) {count = 0 : i32} : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+  return
+}
+
+// -----
+
+// mbarriers are 8-byte (i64) objects.
+func.func @init_barrier_i32(%bar: !tilegpu.memdesc<[1], i32, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) {
+  // expected-error@+1 {{'tilegpu.init_barrier' op barriers are a 1-D buffer of i64, got !tilegpu.memdesc<[1], i32, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>}}
+  "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!tilegpu.memdesc<[1], i32, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+  return
+}
+
+// -----
+
+func.func @inval_barrier_2d(%bar: !tilegpu.memdesc<[2, 1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [1, 0]>, true>) {
+  // expected-error@+1 {{'tilegpu.inval_barrier' op barriers are a 1-D buffer of i64, got !tilegpu.memdesc<[2, 1], i64,}}
+  "tilegpu.inval_barrier"(%bar) : (!tilegpu.memdesc<[2, 1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [1, 0]>, true>) -> ()
+  return
+}
+
+// -----
+
+// A wait is on one barrier (init and inval take any number).
+func.func @wait_barrier_two(%bar: !tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, %phase: i32) {
+  // expected-error@+1 {{'tilegpu.wait_barrier' op waits on one barrier, got a buffer of 2}}
+  "tilegpu.wait_barrier"(%bar, %phase) : (!tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, i32) -> ()
+  return
+}
+
+// -----
+
+// A copy completes on one barrier too.
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+module {
+func.func @tma_copy_two_barriers(%map: !llvm.ptr, %bar: !tilegpu.memdesc<[2], i64, #bs, true>, %dst: !tilegpu.memdesc<[64, 64], f16, #nvmma, true>, %c: i32) {
+  // expected-error@+1 {{'tilegpu.async_tma_copy_global_to_local' op waits on one barrier, got a buffer of 2}}
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %dst, %c, %c) : (!llvm.ptr, !tilegpu.memdesc<[2], i64, #bs, true>, !tilegpu.memdesc<[64, 64], f16, #nvmma, true>, i32, i32) -> ()
+  return
+}
+}
+
+// -----
+
+// TMA writes the nvmma_shared layout only.
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+func.func @tma_copy_not_nvmma(%map: !llvm.ptr, %bar: !tilegpu.memdesc<[1], i64, #bs, true>, %dst: !tilegpu.memdesc<[64, 64], f16, #shared, true>, %c: i32) {
+  // expected-error@+1 {{'tilegpu.async_tma_copy_global_to_local' op dst must be one buffer in an nvmma_shared layout, got !tilegpu.memdesc<[64, 64], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, true>}}
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %dst, %c, %c) : (!llvm.ptr, !tilegpu.memdesc<[1], i64, #bs, true>, !tilegpu.memdesc<[64, 64], f16, #shared, true>, i32, i32) -> ()
+  return
+}
+}
+
+// -----
+
+// One buffer: not a multi-buffered one (a leading stage dimension more than the layout's rank).
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+module {
+func.func @tma_copy_stages(%map: !llvm.ptr, %bar: !tilegpu.memdesc<[1], i64, #bs, true>, %dst: !tilegpu.memdesc<[2, 64, 64], f16, #nvmma, true>, %c: i32) {
+  // expected-error@+1 {{'tilegpu.async_tma_copy_global_to_local' op dst must be one buffer in an nvmma_shared layout, got !tilegpu.memdesc<[2, 64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>}}
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %dst, %c, %c, %c) : (!llvm.ptr, !tilegpu.memdesc<[1], i64, #bs, true>, !tilegpu.memdesc<[2, 64, 64], f16, #nvmma, true>, i32, i32, i32) -> ()
+  return
+}
+}
+
+// -----
+
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+module {
+func.func @tma_copy_immutable(%map: !llvm.ptr, %bar: !tilegpu.memdesc<[1], i64, #bs, true>, %dst: !tilegpu.memdesc<[64, 64], f16, #nvmma, false>, %c: i32) {
+  // expected-error@+1 {{'tilegpu.async_tma_copy_global_to_local' op copies into an immutable buffer}}
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %dst, %c, %c) : (!llvm.ptr, !tilegpu.memdesc<[1], i64, #bs, true>, !tilegpu.memdesc<[64, 64], f16, #nvmma, false>, i32, i32) -> ()
+  return
+}
+}
+
+// -----
+
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+module {
+func.func @tma_copy_coordinates(%map: !llvm.ptr, %bar: !tilegpu.memdesc<[1], i64, #bs, true>, %dst: !tilegpu.memdesc<[64, 64], f16, #nvmma, true>, %c: i32) {
+  // expected-error@+1 {{'tilegpu.async_tma_copy_global_to_local' op 3 coordinates for a buffer of rank 2}}
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %dst, %c, %c, %c) : (!llvm.ptr, !tilegpu.memdesc<[1], i64, #bs, true>, !tilegpu.memdesc<[64, 64], f16, #nvmma, true>, i32, i32, i32) -> ()
+  return
+}
+}
+
+// -----
+
+// 128-byte blocks of f16 are 64 elements wide: 96 columns are one and a half.
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+module {
+func.func @tma_copy_column_blocks(%map: !llvm.ptr, %bar: !tilegpu.memdesc<[1], i64, #bs, true>, %dst: !tilegpu.memdesc<[64, 96], f16, #nvmma, true>, %c: i32) {
+  // expected-error@+1 {{'tilegpu.async_tma_copy_global_to_local' op the fastest dimension (96) is not a whole number of 64-element column blocks}}
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %dst, %c, %c) : (!llvm.ptr, !tilegpu.memdesc<[1], i64, #bs, true>, !tilegpu.memdesc<[64, 96], f16, #nvmma, true>, i32, i32) -> ()
+  return
+}
+}
+
+// -----
+
+// The fastest dimension is the layout's (order [0, 1]: the rows), not the last one: 96 rows of
+// a 96x64 buffer are reported, although its 64 columns would be one block.
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [0, 1]>
+module {
+func.func @tma_copy_column_blocks_order(%map: !llvm.ptr, %bar: !tilegpu.memdesc<[1], i64, #bs, true>, %dst: !tilegpu.memdesc<[96, 64], f16, #nvmma, true>, %c: i32) {
+  // expected-error@+1 {{'tilegpu.async_tma_copy_global_to_local' op the fastest dimension (96) is not a whole number of 64-element column blocks}}
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %dst, %c, %c) : (!llvm.ptr, !tilegpu.memdesc<[1], i64, #bs, true>, !tilegpu.memdesc<[96, 64], f16, #nvmma, true>, i32, i32) -> ()
+  return
+}
 }
 
 // -----

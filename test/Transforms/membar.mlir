@@ -253,3 +253,160 @@ func.func @async_copies(%p: tensor<64x32x!tile.ptr<f16, 1 : i32>, #b>, %n: i32, 
   %y = "tilegpu.convert_layout"(%p) {tilegpu.offset = 0 : i32, tilegpu.bytes = 4096 : i32} : (tensor<64x32x!tile.ptr<f16, 1 : i32>, #b>) -> tensor<64x32x!tile.ptr<f16, 1 : i32>, #tilegpu.blocked<[8, 1], [4, 8], [1, 4], [0, 1]>>
   return
 }
+
+// -----
+
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
+
+// A TMA load as convert-tile-to-tilegpu leaves it: init_barrier writes the barrier and
+// wait_barrier reads it, so the wait gets a barrier (every thread sees the init); the copy's
+// writes of the buffer count from the wait on (as at an async_wait), so the local_load after it
+// gets one too; the inval_barrier then follows reads of the buffer only: none.
+// CHECK-LABEL: func.func @tma_load
+// CHECK-NEXT: [[BAR:%.*]] = "tilegpu.local_alloc"() {tilegpu.bytes = 8 : i32, tilegpu.offset = 8192 : i32}
+// CHECK-NEXT: "tilegpu.init_barrier"([[BAR]])
+// CHECK-NEXT: [[BUF:%.*]] = "tilegpu.local_alloc"() {tilegpu.bytes = 8192 : i32, tilegpu.offset = 0 : i32}
+// CHECK-NEXT: "tilegpu.async_tma_copy_global_to_local"(%arg0, [[BAR]], [[BUF]], %arg1, %arg2)
+// CHECK-NEXT: [[PHASE:%.*]] = arith.constant 0 : i32
+// CHECK-NEXT: "tilegpu.barrier"() : () -> ()
+// CHECK-NEXT: "tilegpu.wait_barrier"([[BAR]], [[PHASE]])
+// CHECK-NEXT: "tilegpu.barrier"() : () -> ()
+// CHECK-NEXT: "tilegpu.local_load"([[BUF]])
+// CHECK-NEXT: "tilegpu.inval_barrier"([[BAR]])
+// CHECK-NEXT: return
+func.func @tma_load(%map: !llvm.ptr, %o0: i32, %o1: i32) {
+  %bar = "tilegpu.local_alloc"() {tilegpu.offset = 8192 : i32, tilegpu.bytes = 8 : i32} : () -> !bar
+  "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+  %buf = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 8192 : i32} : () -> !buf
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %o0, %o1) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+  %c0 = arith.constant 0 : i32
+  "tilegpu.wait_barrier"(%bar, %c0) : (!bar, i32) -> ()
+  %x = "tilegpu.local_load"(%buf) : (!buf) -> tensor<64x64xf16, #b>
+  "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
+
+// An inval_barrier right after the wait writes the barrier the wait read: a barrier between
+// them (no thread may still be waiting). That barrier also orders the landed copy before the
+// local_load, which needs no second one.
+// CHECK-LABEL: func.func @inval_after_wait
+// CHECK: "tilegpu.async_tma_copy_global_to_local"
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.wait_barrier"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.inval_barrier"
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: return
+func.func @inval_after_wait(%map: !llvm.ptr, %o0: i32, %o1: i32) {
+  %bar = "tilegpu.local_alloc"() {tilegpu.offset = 8192 : i32, tilegpu.bytes = 8 : i32} : () -> !bar
+  "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+  %buf = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 8192 : i32} : () -> !buf
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %o0, %o1) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+  %c0 = arith.constant 0 : i32
+  "tilegpu.wait_barrier"(%bar, %c0) : (!bar, i32) -> ()
+  "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+  %x = "tilegpu.local_load"(%buf) : (!buf) -> tensor<64x64xf16, #b>
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
+
+// A buffer loaded twice through one barrier (phases 0 and 1): the second copy must not
+// overwrite what the local_load still reads, so it gets a barrier; the second wait reads a
+// barrier nobody wrote since (the copy's arrival is not a write here): none; the second
+// local_load waits for the second copy's landed writes.
+// CHECK-LABEL: func.func @reused_buffer
+// CHECK-NEXT: [[C0:%.*]] = arith.constant 0 : i32
+// CHECK-NEXT: [[C1:%.*]] = arith.constant 1 : i32
+// CHECK: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.wait_barrier"({{%.*}}, [[C0]])
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.async_tma_copy_global_to_local"(%arg0, {{%.*}}, {{%.*}}, %arg2, %arg1)
+// CHECK-NEXT: "tilegpu.wait_barrier"({{%.*}}, [[C1]])
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: "tilegpu.inval_barrier"
+// CHECK-NEXT: return
+func.func @reused_buffer(%map: !llvm.ptr, %o0: i32, %o1: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %bar = "tilegpu.local_alloc"() {tilegpu.offset = 8192 : i32, tilegpu.bytes = 8 : i32} : () -> !bar
+  "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+  %buf = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 8192 : i32} : () -> !buf
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %o0, %o1) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+  "tilegpu.wait_barrier"(%bar, %c0) : (!bar, i32) -> ()
+  %x = "tilegpu.local_load"(%buf) : (!buf) -> tensor<64x64xf16, #b>
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %o1, %o0) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+  "tilegpu.wait_barrier"(%bar, %c1) : (!bar, i32) -> ()
+  %y = "tilegpu.local_load"(%buf) : (!buf) -> tensor<64x64xf16, #b>
+  "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
+
+// A TMA load in a loop: besides the two barriers of each load, the init of each trip after the
+// first writes the barrier the previous trip invalidated, and the copy overwrites what its
+// local_load read: one barrier at the top of the body covers both.
+// CHECK-LABEL: func.func @tma_loop
+// CHECK: scf.for
+// CHECK-NEXT: "tilegpu.local_alloc"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.init_barrier"
+// CHECK-NEXT: "tilegpu.local_alloc"
+// CHECK-NEXT: "tilegpu.async_tma_copy_global_to_local"
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.wait_barrier"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: "tilegpu.inval_barrier"
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @tma_loop(%map: !llvm.ptr, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %init = arith.constant dense<0.0> : tensor<64x64xf16, #b>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<64x64xf16, #b>) : i32 {
+    %bar = "tilegpu.local_alloc"() {tilegpu.offset = 8192 : i32, tilegpu.bytes = 8 : i32} : () -> !bar
+    "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+    %buf = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 8192 : i32} : () -> !buf
+    "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %i, %c0) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+    %phase = arith.constant 0 : i32
+    "tilegpu.wait_barrier"(%bar, %phase) : (!bar, i32) -> ()
+    %x = "tilegpu.local_load"(%buf) : (!buf) -> tensor<64x64xf16, #b>
+    "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+    %s = arith.addf %acc, %x : tensor<64x64xf16, #b>
+    scf.yield %s : tensor<64x64xf16, #b>
+  }
+  return
+}

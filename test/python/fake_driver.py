@@ -4,19 +4,22 @@ Kernels are compiled for real (ptxas runs on the CPU); what would reach the driv
 instead: for every launch, the path it took (the Python path calls `runtime.DRIVER.launch`, the C
 path calls the `cuLaunchKernel` address it was configured with, here a ctypes callback), the
 grid, block, shared bytes, stream, and the argument values read back through the `void**` the
-driver was given, at the moment of the call (a later read could not tell a dangling buffer).
+driver was given, at the moment of the call (a later read could not tell a dangling buffer): a
+TMA map parameter's 128 bytes, with where each value lay (`addresses`). TMA maps are encoded by
+`fake_map` (after tilec.tma's rules), every call recorded in `tensor_maps`.
 Arrays are `FakeCupyArray`s (read by `.data.ptr`, as CuPy's) and `FakeTorchTensor`s (read by
 `data_ptr()`, launched on "torch's stream"), over real host memory.
 """
 from __future__ import annotations
 
 import ctypes
+import hashlib
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 import numpy as np
 
-from tilec import runtime
+from tilec import runtime, tma
 from tilec.errors import LaunchError
 
 CONTEXT = 0xC0FFEE
@@ -36,6 +39,19 @@ CONTEXT_T = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p))
 ERROR_NAME_T = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p))
 
 
+def fake_map(element: str, address: int, shape, strides, box, swizzle: int = 0,
+             padding: str = "zero") -> bytes:
+    """128 bytes that stand for the TMA map of these arguments (a ValueError where tilec.tma's
+    rules say the driver would be refused, as tma.tensor_map raises): one map per argument
+    list."""
+    call = (element, int(address), tuple(map(int, shape)), tuple(map(int, strides)),
+            tuple(map(int, box)), int(swizzle), padding)
+    why = tma.rules_broken(*call)
+    if why is not None:
+        raise ValueError(f"no TMA descriptor for this tensor: {why}")
+    return hashlib.sha512(repr(call).encode()).digest() * 2
+
+
 @dataclass
 class Launch:
     path: str  # "python" or "native"
@@ -45,6 +61,7 @@ class Launch:
     shared: int
     stream: int
     values: list
+    addresses: list = field(default_factory=list)  # where the driver read each value
 
 
 class _Memory:
@@ -106,6 +123,7 @@ class FakeDriver(runtime.Driver):
     kernels: dict = field(default_factory=dict)  # function id -> CompiledKernel
     fail_with: str | None = None  # a driver error for every launch
     device: int = 0
+    tensor_maps: list = field(default_factory=list)  # the arguments of each tensor_map call
 
     def __post_init__(self):
         super().__init__()
@@ -139,6 +157,11 @@ class FakeDriver(runtime.Driver):
     def stream(self, torch_arrays: bool, device: int) -> int:
         return TORCH_STREAM if torch_arrays else CUPY_STREAM
 
+    def tensor_map(self, element, address, shape, strides, box, swizzle, padding) -> bytes:
+        self.tensor_maps.append((element, address, tuple(shape), tuple(strides), tuple(box),
+                                 swizzle, padding))
+        return fake_map(element, address, shape, strides, box, swizzle, padding)
+
     @property
     def cupy(self):
         return SimpleNamespace(cuda=SimpleNamespace(
@@ -154,10 +177,13 @@ class FakeDriver(runtime.Driver):
         values = []
         for i, p in enumerate(kernel.params):
             name = p.type.codegen_name()
+            if name == "tensormap":  # a CUtensorMap, by value
+                values.append(ctypes.string_at(slots[i], tma.MAP_BYTES))
+                continue
             reader = ctypes.c_uint64 if name.startswith("*") else _READERS[name]
             values.append(reader.from_address(slots[i]).value)
         self.launches.append(Launch(path, kernel.name, tuple(grid), block, shared, stream,
-                                    values))
+                                    values, [slots[i] for i in range(len(kernel.params))]))
 
     def launch(self, function, grid, block, shared, stream, params, cooperative=False) -> None:
         if self.fail_with:

@@ -85,3 +85,10 @@ def tuple_sum(ptrs, out, counts, BLOCK: tl.constexpr):
 def desc_copy(src, dst, BLOCK: tl.constexpr):
     """dst's first block = src's, through two host tensor descriptors."""
     dst.store([0, 0], src.load([0, 0]))
+
+
+@tilec.jit
+def desc_add(a, b, out, BLOCK: tl.constexpr):
+    """out's first block = a's + b's, through three host tensor descriptors (test_launch gives
+    its compiled kernels a TMA map parameter per descriptor)."""
+    out.store([0, 0], a.load([0, 0]) + b.load([0, 0]))

@@ -114,7 +114,7 @@ def build_tile_module() -> tuple[ir.Module, dict]:
     """Every `tile` op, at the tile stage (no encodings); returns the module and the values."""
     seen = {}
 
-    def body(p, x, y, idx, a, b, c, cond, n):
+    def body(p, x, y, idx, a, b, c, cond, n, tensormap):
         s = seen
         s["pid"] = tile.program_id(0)
         s["num"] = tile.num_programs(1)
@@ -171,10 +171,11 @@ def build_tile_module() -> tuple[ir.Module, dict]:
         s["print_value"] = tile.print_("pid: ", s["pid"])
         s["print_hex"] = tile.print_("x: ", s["bits"], hex=True)
         s["assert"] = tile.assert_(s["mask"], "out of bounds")
+        s["tma"] = tile.tma_load(tensormap, [s["pid"], s["pid"]], tensor([64, 64], f16()), 128)
 
     args = [tile.ptr_type(f32()), tensor([4, 8], f32()), tensor([4, 8], f32()),
             tensor([4, 8], i32()), tensor([64, 32], f16()), tensor([32, 64], f16()),
-            tensor([64, 64], f32()), i1(), i64()]
+            tensor([64, 64], f32()), i1(), i64(), ir.Type.parse("!llvm.ptr")]
     return build(args, body), seen
 
 
@@ -280,7 +281,7 @@ def build_tilegpu_module() -> tuple[ir.Module, dict]:
     """Every `tilegpu` op, on tensors with layouts and shared-memory buffers."""
     seen = {}
 
-    def body(x, ptrs, mask, acc, stage, x64, wacc):
+    def body(x, ptrs, mask, acc, stage, x64, wacc, tensormap):
         s = seen
         s["to_mma"] = tg.convert_layout(acc, BLOCKED)
         s["back"] = tg.convert_layout(s["to_mma"], MMA)
@@ -312,10 +313,18 @@ def build_tilegpu_module() -> tuple[ir.Module, dict]:
         s["waited"], = tg.warpgroup_dot_wait([s["wgmma"]], 1)
         s["dealloc"] = tg.local_dealloc(s["buf"])
         tg.local_dealloc(s["init"])
+        s["bar"] = tg.local_alloc(tg.barrier_memdesc())
+        s["init_barrier"] = tg.init_barrier(s["bar"], 1)
+        s["tma_dst"] = tg.local_alloc(tg.MemDesc((64, 64), "f16", nvmma))
+        s["tma_copy"] = tg.async_tma_copy_global_to_local(tensormap, s["bar"], s["tma_dst"],
+                                                          [stage, stage])
+        s["wait_barrier"] = tg.wait_barrier(s["bar"], stage)
+        s["inval_barrier"] = tg.inval_barrier(s["bar"])
 
     args = [tensor([64, 32], f16(), BLOCKED), tensor([64, 32], tile.ptr_type(f16()), BLOCKED),
             tensor([64, 32], i1(), BLOCKED), tensor([64, 64], f32(), MMA), i32(),
-            tensor([64, 64], f16(), BLOCKED), tensor([64, 64], f32(), WGMMA)]
+            tensor([64, 64], f16(), BLOCKED), tensor([64, 64], f32(), WGMMA),
+            ir.Type.parse("!llvm.ptr")]
     return build(args, body), seen
 
 

@@ -7,6 +7,7 @@ the moment of the call, whether it took the Python path (tilec/launch.py) or the
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import gc
 import itertools
 import random
@@ -20,13 +21,32 @@ import fake_driver
 import launch_kernels as K
 import tilec
 import tilec.language as tl
-from fake_driver import CUPY_STREAM, TORCH_STREAM, FakeCupyArray, FakeTorchTensor
+from fake_driver import CUPY_STREAM, TORCH_STREAM, FakeCupyArray, FakeTorchTensor, fake_map
 from tilec import launch, runtime
+from tilec.compiler import KernelParam
 from tilec.errors import LaunchError
 
 NATIVE = runtime.native is not None
 KERNELS = (K.scale, K.no_params, K.stages_value, K.probe, K.multiply_add, K.tuple_sum,
-           K.desc_copy)
+           K.desc_copy, K.desc_add)
+
+
+def run_in_threads(work, count: int) -> list:
+    """`work(t)` in `count` threads at once; the exceptions they raised."""
+    errors = []
+
+    def guarded(t):
+        try:
+            work(t)
+        except Exception as err:  # noqa: BLE001
+            errors.append(err)
+
+    threads = [threading.Thread(target=guarded, args=(t,)) for t in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors
 
 
 @pytest.fixture
@@ -285,22 +305,12 @@ def test_threads_launch_at_once_without_mixing_arguments(driver):
     x, out = FakeCupyArray(4096), FakeCupyArray(4096)
     K.scale[(1,)](x, out, 1, 1.0, BLOCK=64)  # compiled before the threads start
     driver.launches.clear()
-    errors = []
-
     def work(t):
-        try:
-            for i in range(250):
-                n = 64 * (t * 1000 + i) + 3  # unique, never 16-divisible: one compiled kernel
-                K.scale[(1,)](x, out, n, float(t), BLOCK=64)
-        except Exception as err:  # noqa: BLE001
-            errors.append(err)
+        for i in range(250):
+            n = 64 * (t * 1000 + i) + 3  # unique, never 16-divisible: one compiled kernel
+            K.scale[(1,)](x, out, n, float(t), BLOCK=64)
 
-    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors
+    assert run_in_threads(work, 4) == []
     seen = sorted((r.values[2], r.values[3]) for r in driver.launches)
     assert seen == sorted((64 * (t * 1000 + i) + 3, float(t)) for t in range(4)
                           for i in range(250))
@@ -559,13 +569,16 @@ def test_descriptor_arguments_take_the_c_path_with_what_the_python_path_packs(dr
         block = src.block_shape[0]
         launch.run(K.desc_copy, (1,), (src, dst), {"BLOCK": block})  # the Python path
         K.desc_copy[(1,)](src, dst, BLOCK=block)  # the C path once the key is warm
-        K.desc_copy[(1,)](src, dst, BLOCK=block)
+        kernel = K.desc_copy[(1,)](src, dst, BLOCK=block)
         python, _, warm = driver.launches[-3:]
         assert python.path == "python" and warm.path == "native"
         assert warm.values == python.values and warm.stream == python.stream
         parts = [v for d in (src, dst) for v in d.tilec_descriptor_parts()[:-2]]
-        assert python.values == [runtime.data_pointer(v) if not isinstance(v, int) else v
-                                 for v in parts if not (isinstance(v, int) and v == 1)]
+        maps = expected_maps(kernel, python.values)  # where the compiler gave TMA maps
+        assert [v for i, v in enumerate(python.values) if i not in maps] == [
+            runtime.data_pointer(v) if not isinstance(v, int) else v
+            for v in parts if not (isinstance(v, int) and v == 1)]
+        assert {i: python.values[i] for i in maps} == maps
 
 
 @pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
@@ -581,3 +594,213 @@ def test_the_warm_key_of_descriptors_separates_what_the_compile_key_separates(dr
         assert warm is not None
         assert keys.setdefault(warm, spec) == spec, args
     assert len(keys) == len(variants)
+
+
+# --- TMA map parameters: made from a descriptor's parts, on the C path too -------------------
+
+def expected_maps(kernel, values: list) -> dict[int, bytes]:
+    """{parameter index: the fake driver's map} of each TMA map of `kernel`, made from the
+    parameter `values` a launch passed."""
+    def resolve(parts):
+        return [values[v] if kind == "p" else v for kind, v in parts]
+    return {m["param"]: fake_map(m["element"], values[m["base"]], resolve(m["shape"]),
+                                 resolve(m["strides"]), m["box"], m["swizzle"], m["padding"])
+            for m in kernel.metadata.get("tensormaps", ())}
+
+
+class _TensorMapType:
+    def codegen_name(self) -> str:
+        return "tensormap"
+
+
+def with_map_params(kernel):
+    """`kernel` with a TMA map parameter (`name.map`, after its parts) and metadata["tensormaps"]
+    entry per rank-2 host descriptor, as the compiler gives them on sm_90: the compiler's own
+    where it gave them, else made here (the tests below do not depend on when it does)."""
+    if kernel.metadata.get("tensormaps"):
+        return kernel
+    params, maps = [], []
+    for i, p in enumerate(kernel.params):
+        params.append(p)
+        head = p.name.split(".")[0]
+        if i + 1 < len(kernel.params) and kernel.params[i + 1].name.split(".")[0] == head:
+            continue
+        index = {q.name: j for j, q in enumerate(params)}
+
+        def part(n, head=head, index=index):
+            name = f"{head}.{n}"
+            return ["p", index[name]] if name in index else ["c", 1]
+        block = kernel.constants["BLOCK"]
+        maps.append({"name": head, "param": len(params),
+                     "element": params[index[f"{head}.0"]].type.codegen_name()[1:],
+                     "base": index[f"{head}.0"], "shape": [part(1), part(2)],
+                     "strides": [part(3), part(4)], "box": [block, block], "swizzle": 64,
+                     "padding": "zero"})
+        params.append(KernelParam(f"{head}.map", _TensorMapType(), False))
+    return dataclasses.replace(kernel, params=params,
+                               metadata={**kernel.metadata, "tensormaps": maps})
+
+
+@pytest.fixture
+def map_driver(driver, monkeypatch):
+    """The fake driver, with K.desc_add (three host descriptors) compiled with a TMA map
+    parameter per descriptor (with_map_params)."""
+    real = launch.compile_specialized
+
+    def compile_with_maps(fn, *args, **kwargs):
+        kernel = real(fn, *args, **kwargs)
+        return with_map_params(kernel) if fn is K.desc_add else kernel
+    monkeypatch.setattr(launch, "compile_specialized", compile_with_maps)
+    K.desc_add.cache.clear()
+    yield driver
+    K.desc_add.cache.clear()
+
+
+def descriptors(*arrays, shape=(64, 64), strides=(64, 1)):
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+    return tuple(TensorDescriptor(a, list(shape), list(strides), [16, 16]) for a in arrays)
+
+
+def native_launcher(fn, kernel):
+    """The C launcher of `kernel` (None: its launches take the Python path)."""
+    return fn.launches["launchers"][id(kernel)].native()
+
+
+MAP_VARIANTS = [
+    dict(shape=(64, 64), strides=(64, 1)),
+    dict(shape=(40, 24), strides=(32, 1)),  # sizes and strides of another key
+    dict(shape=(1, 64), strides=(64, 1)),   # a size of 1: folded, a constant of the map
+]
+
+
+@pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
+@pytest.mark.parametrize("variant", MAP_VARIANTS)
+@pytest.mark.parametrize("array", [FakeCupyArray, FakeTorchTensor])
+def test_tensor_map_params_take_the_c_path_with_what_the_python_path_packs(
+        map_driver, variant, array):
+    args = descriptors(*(array(64 * 64) for _ in range(3)), **variant)
+    launch.run(K.desc_add, (2,), args, {"BLOCK": 16})  # the Python path
+    K.desc_add[(2,)](*args, BLOCK=16)  # the Python path, which lets the C path take the key
+    K.desc_add[(2,)](*args, BLOCK=16)  # the C path: its maps made
+    kernel = K.desc_add[(2,)](*args, BLOCK=16)  # and kept
+    assert native_launcher(K.desc_add, kernel) is not None
+    python, _, first, warm = map_driver.launches[-4:]
+    assert (python.path, first.path, warm.path) == ("python", "native", "native")
+    maps = expected_maps(kernel, python.values)
+    assert sorted(maps) == [i for i, p in enumerate(kernel.params)
+                            if p.type.codegen_name() == "tensormap"] and len(maps) == 3
+    for record in (python, first, warm):
+        assert record.values == python.values and record.stream == python.stream
+        assert {i: record.values[i] for i in maps} == maps
+        assert all(record.addresses[i] % 64 == 0 for i in maps)  # CUtensorMap's alignment
+
+
+@pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
+def test_warm_launches_encode_a_map_only_when_its_tensor_changes(map_driver):
+    arrays = [FakeCupyArray(64 * 64) for _ in range(4)]
+    args = descriptors(*arrays[:3])
+    K.desc_add[(1,)](*args, BLOCK=16)  # the Python path: three maps
+    kernel = K.desc_add[(1,)](*args, BLOCK=16)  # the C launcher's first: three maps
+    assert native_launcher(K.desc_add, kernel) is not None
+    assert len(map_driver.tensor_maps) == 6
+    for _ in range(20):
+        K.desc_add[(1,)](*args, BLOCK=16)
+    assert len(map_driver.tensor_maps) == 6  # the same tensors: the kept maps
+
+    def launch_and_count(args):
+        before = len(map_driver.tensor_maps)
+        K.desc_add[(1,)](*args, BLOCK=16)
+        record = map_driver.launches[-1]
+        assert record.path == "native"
+        maps = expected_maps(kernel, record.values)
+        assert {i: record.values[i] for i in maps} == maps
+        return map_driver.tensor_maps[before:]
+
+    other_base = descriptors(arrays[0], arrays[3], arrays[2])
+    made = launch_and_count(other_base)
+    assert [call[1] for call in made] == [arrays[3].data.ptr]  # b's map only
+    assert launch_and_count(other_base) == []
+    smaller = descriptors(*arrays[:3][:2], shape=(48, 64)) + other_base[2:]
+    made = launch_and_count(smaller)  # a's and b's sizes (48: the same key)
+    assert [call[2] for call in made] == [(48, 64), (48, 64)]
+    assert launch_and_count(smaller) == []
+    assert len(launch_and_count(args)) == 2  # back: a's and b's maps again, out's kept
+
+
+@pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
+def test_an_encoding_error_is_the_launchs_error_and_nothing_is_launched(map_driver):
+    arrays = [FakeCupyArray(64 * 64) for _ in range(3)]
+    args = descriptors(*arrays)
+    for _ in range(2):
+        kernel = K.desc_add[(1,)](*args, BLOCK=16)
+    assert map_driver.launches[-1].path == "native"
+    empty = descriptors(*arrays, shape=(0, 64))  # 0 rows: the same key, a map TMA refuses
+    dispatcher = K.desc_add.launches["native"]
+    assert dispatcher.warm_key(empty, {"BLOCK": 16}) == dispatcher.warm_key(args, {"BLOCK": 16})
+    for _ in range(2):
+        with pytest.raises(ValueError, match="no TMA descriptor.*1 to 2\\^32 elements"):
+            K.desc_add[(1,)](*empty, BLOCK=16)
+    assert len(map_driver.launches) == 2
+    K.desc_add[(1,)](*args, BLOCK=16)  # the kept maps serve again
+    assert map_driver.launches[-1].path == "native" and len(map_driver.launches) == 3
+    maps = expected_maps(kernel, map_driver.launches[-1].values)
+    assert {i: map_driver.launches[-1].values[i] for i in maps} == maps
+
+
+@pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
+@pytest.mark.parametrize("made, error, message", [
+    (b"\0" * 127, ValueError, "encoded as 127 bytes, not 128"),
+    (bytearray(128), TypeError, "encoded as bytearray, not 128 bytes"),
+    (None, TypeError, "encoded as NoneType"),
+])
+def test_an_encoder_that_gives_no_map_is_a_clear_error(map_driver, monkeypatch, made, error,
+                                                       message):
+    arrays = [FakeCupyArray(64 * 64) for _ in range(4)]
+    for _ in range(2):
+        K.desc_add[(1,)](*descriptors(*arrays[:3]), BLOCK=16)
+    assert map_driver.launches[-1].path == "native"
+    monkeypatch.setattr(map_driver, "tensor_map", lambda *args: made)
+    with pytest.raises(error, match=message):
+        K.desc_add[(1,)](*descriptors(*arrays[1:]), BLOCK=16)  # new maps to make
+    assert len(map_driver.launches) == 2
+
+
+@pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
+def test_threads_launch_maps_of_their_own_tensors(map_driver):
+    """Four threads launch with two sets of tensors in turn (each launch re-encodes, the
+    encoder being Python code that may switch threads): every launch carries the maps of its
+    own tensors."""
+    sets = [descriptors(*(FakeCupyArray(64 * 64) for _ in range(3))) for _ in range(2)]
+    for _ in range(2):
+        kernel = K.desc_add[(1,)](*sets[0], BLOCK=16)
+    map_driver.launches.clear()
+    def work(t):
+        for i in range(100):
+            K.desc_add[(1,)](*sets[(t + i) % 2], BLOCK=16)
+
+    assert run_in_threads(work, 4) == [] and len(map_driver.launches) == 400
+    for record in map_driver.launches:
+        assert record.path == "native"
+        maps = expected_maps(kernel, record.values)
+        assert {i: record.values[i] for i in maps} == maps
+
+
+@pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
+def test_the_c_launcher_checks_its_maps():
+    def launcher(slots, kept, maps):
+        return runtime.native.Launcher(128, 0, slots, kept, lambda: None, None, maps)
+
+    encode = bytes
+    launcher([6, 2, 7], [0, 1], [(2, (0, 1), encode)])
+    with pytest.raises(ValueError, match="parameter 1 is not a tensormap slot"):
+        launcher([6, 2, 7], [0, 1], [(1, (0,), encode)])
+    with pytest.raises(ValueError, match="one kept index per slot"):
+        launcher([6, 2, 7], [0, 1, 2], [(2, (0,), encode)])
+    with pytest.raises(ValueError, match="tensormap parameter 2 has no map"):
+        launcher([6, 2, 7], [0, 1, 2], [])
+    with pytest.raises(ValueError, match="each an integer or pointer parameter"):
+        launcher([6, 4, 7], [0, 1], [(2, (0, 1), encode)])  # a float input
+    with pytest.raises(ValueError, match="each an integer or pointer parameter"):
+        launcher([6, 2, 7], [0, 1], [(2, (2,), encode)])  # the map itself
+    with pytest.raises(TypeError, match="not callable"):
+        launcher([6, 2, 7], [0, 1], [(2, (0,), None)])

@@ -90,10 +90,53 @@ def test_host_descriptor_kernels_compile_with_the_parts_as_parameters():
     spec = runtime.specialize_argument(TensorDescriptor.from_tensor(
         np.zeros((40, 48), np.float32), [16, 32]))
     kernel = compile_specialized(from_host, (spec, spec, ("constexpr", 16), ("constexpr", 32)),
-                                 CompileOptions(target="cuda:90"), stop_after="ptx")
+                                 CompileOptions(target="cuda:80"), stop_after="ptx")
     assert [p.name for p in kernel.params] == ["a.0", "a.1", "a.2", "a.3", "b.0", "b.1", "b.2",
                                                "b.3"]
     assert "ld.global" in kernel.asm["ptx"] and "st.global" in kernel.asm["ptx"]
+    assert "tensormaps" not in kernel.metadata and "cp.async.bulk" not in kernel.asm["ptx"]
+
+
+def test_host_descriptor_loads_move_with_tma_on_sm90():
+    """On sm_90 a descriptor TMA can move gets a map parameter after its parts, by value (128
+    bytes, 64-byte aligned), listed in the metadata for the launcher, and its loads are
+    cp.async.bulk.tensor copies completed on an mbarrier (its stores stay pointer stores)."""
+    spec = runtime.specialize_argument(TensorDescriptor.from_tensor(
+        np.zeros((40, 48), np.float32), [16, 32]))
+    kernel = compile_specialized(from_host, (spec, spec, ("constexpr", 16), ("constexpr", 32)),
+                                 CompileOptions(target="cuda:90"), stop_after="cubin")
+    assert [p.name for p in kernel.params] == ["a.0", "a.1", "a.2", "a.3", "a.map", "b.0", "b.1",
+                                               "b.2", "b.3", "b.map"]
+    maps = kernel.metadata["tensormaps"]
+    assert [runtime.TensorMapSource.from_metadata(m) for m in maps] == [
+        runtime.TensorMapSource(4, "fp32", 0, (("p", 1), ("p", 2)), (("p", 3), ("c", 1)),
+                                (16, 32), 128, "zero"),
+        runtime.TensorMapSource(9, "fp32", 5, (("p", 6), ("p", 7)), (("p", 8), ("c", 1)),
+                                (16, 32), 128, "zero")]
+    ptx = kernel.asm["ptx"]
+    assert ".param .align 64 .b8 from_host_param_4[128]" in ptx
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 1
+    assert "mbarrier.arrive.expect_tx.shared.b64 _, [%r" in ptx and ", 2048;" in ptx
+    assert "mbarrier.try_wait.parity" in ptx and "mbarrier.inval" in ptx
+    assert "st.global" in ptx and kernel.metadata["spill_stores"] == 0
+
+
+@pytest.mark.parametrize("dtype, shape, block, padding, tma", [
+    (np.float16, (40, 48), [8, 16], "zero", True),  # 32-byte rows, 8 of them: TMA takes it
+    (np.float32, (40, 40), [8, 32], "zero", False),  # stride 40: not a multiple of 16
+    (np.float64, (40, 48), [8, 32], "zero", False),  # 64-bit elements: no nvmma layout
+    (np.float16, (40, 48), [4, 16], "zero", False),  # under 8 rows
+    (np.float16, (40, 48), [8, 8], "zero", False),  # 16-byte rows: no swizzle
+    (np.float32, (40, 48), [8, 32], "nan", False),  # NaN padding stays on pointers
+    (np.float32, (4, 48, 48), [2, 8, 32], "zero", False),  # 3-D
+])
+def test_descriptors_tma_cannot_take_stay_on_pointers(dtype, shape, block, padding, tma):
+    spec = runtime.specialize_argument(
+        TensorDescriptor.from_tensor(np.zeros(shape, dtype), block, padding))
+    kernel = compile_specialized(copy_tile, (spec, spec, ("constexpr", len(shape))),
+                                 CompileOptions(target="cuda:90"), stop_after="ptx")
+    assert ("tensormaps" in kernel.metadata) == tma
+    assert ("cp.async.bulk.tensor" in kernel.asm["ptx"]) == tma
 
 
 @pytest.mark.parametrize("args, message", [
@@ -252,3 +295,105 @@ def test_host_descriptors_of_every_rank_and_dtype_compile(rank, dtype):
     kernel = compile_specialized(copy_tile, (spec, spec, ("constexpr", rank)),
                                  CompileOptions(target="cuda:90"), stop_after="cubin")
     assert kernel.asm["cubin"][:4] == b"\x7fELF" and kernel.metadata["spill_stores"] == 0
+
+
+@tilec.jit
+def tma_tiles(src, out, BM: tl.constexpr, BN: tl.constexpr, TILES_N: tl.constexpr):
+    """Program p writes the block of src at (m, n) = (p // TILES_N, p % TILES_N) blocks, less
+    half a block (the first row and column of blocks start before the tensor, the last run past
+    it), whole, zeros included, into out[p]."""
+    p = tl.program_id(0)
+    m = (p // TILES_N) * BM - BM // 2
+    n = (p % TILES_N) * BN - BN // 2
+    block = src.load([m, n])
+    rows, cols = tl.arange(0, BM)[:, None], tl.arange(0, BN)[None, :]
+    tl.store(out + p * BM * BN + rows * BN + cols, block)
+
+
+TMA_CASES = [("float16", [64, 64]), ("float16", [32, 128]), ("float16", [16, 16]),
+             ("bfloat16", [64, 64]), ("float32", [16, 32]), ("float32", [8, 64]),
+             ("int8", [64, 128]), ("int8", [32, 256]), ("int16", [16, 64]), ("int32", [8, 32]),
+             ("uint8", [16, 128])]
+TMA_SHAPE = (72, 176)  # rows of 176 elements: every outer stride a multiple of 16
+
+
+def tma_expected(src: np.ndarray, block) -> tuple[np.ndarray, int, int]:
+    """out as tma_tiles writes it, the grid and TILES_N."""
+    (M, N), (BM, BN) = src.shape, block
+    tiles_m, tiles_n = -(-(M + BM // 2) // BM), -(-(N + BN // 2) // BN)
+    padded = np.zeros((tiles_m * BM, tiles_n * BN), src.dtype)
+    padded[BM // 2:BM // 2 + M, BN // 2:BN // 2 + N] = src
+    out = padded.reshape(tiles_m, BM, tiles_n, BN).transpose(0, 2, 1, 3).reshape(-1, BM, BN)
+    return out, tiles_m * tiles_n, tiles_n
+
+
+def tma_source(dtype: str) -> np.ndarray:
+    if dtype.startswith(("int", "uint")):
+        info = np.iinfo(dtype)
+        return RNG.integers(info.min, info.max, TMA_SHAPE, endpoint=True).astype(dtype)
+    return (RNG.random(TMA_SHAPE) * 100 - 50).astype(np.float32)
+
+
+@pytest.mark.parametrize("dtype, block", [c for c in TMA_CASES if c[0] != "bfloat16"])
+def test_tma_tiles_in_the_interpreter(dtype, block):
+    src = tma_source(dtype).astype(dtype)
+    expected, programs, tiles_n = tma_expected(src, block)
+    out = np.full(expected.shape, 7, dtype)
+    interpret(tma_tiles, (programs,), TensorDescriptor.from_tensor(src, block), out,
+              BM=block[0], BN=block[1], TILES_N=tiles_n)
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype, block", TMA_CASES)
+def test_tma_tiles_on_the_gpu(dtype, block):
+    """Blocks at, inside and past every edge, copied by TMA (the kernel takes a map), equal
+    the tensor's elements, zeros outside it."""
+    torch = pytest.importorskip("torch")
+    to = getattr(torch, dtype)
+    src = torch.from_numpy(tma_source(dtype)).to("cuda", to)
+    expected, programs, tiles_n = tma_expected(src.cpu().float().numpy()
+                                               if dtype == "bfloat16" else src.cpu().numpy(),
+                                               block)
+    out = torch.full(expected.shape, 7, dtype=to, device="cuda")
+    kernel = tma_tiles[(programs,)](TensorDescriptor.from_tensor(src, block), out,
+                                    BM=block[0], BN=block[1], TILES_N=tiles_n)
+    assert [m["name"] for m in kernel.metadata["tensormaps"]] == ["src"]
+    got = out.cpu().float().numpy() if dtype == "bfloat16" else out.cpu().numpy()
+    np.testing.assert_array_equal(got, expected)
+
+
+@tilec.jit
+def row_sums(src, out, BM: tl.constexpr, BN: tl.constexpr, STEPS: tl.constexpr):
+    acc = tl.zeros([BM, BN], tl.float32)
+    for k in range(STEPS):
+        acc += src.load([0, k * BN]).to(tl.float32)
+    tl.store(out + tl.arange(0, BM), tl.sum(acc, axis=1))
+
+
+def test_descriptor_loads_in_loops_stay_pointer_loads_for_the_pipeliner():
+    """tilegpu-pipeline stages pointer loads in loops with cp.async and does not pipeline TMA
+    copies yet: a desc.load in a loop body is a pointer load (the map is still passed)."""
+    x = np.zeros((64, 256), np.float16)
+    spec = runtime.specialize_argument(TensorDescriptor.from_tensor(x, [64, 64]))
+    kernel = compile_specialized(row_sums, (spec, ("*fp32", True), ("constexpr", 64),
+                                            ("constexpr", 64), ("constexpr", 4)),
+                                 CompileOptions(target="cuda:90"), stop_after="ptx")
+    assert "tensormaps" in kernel.metadata
+    assert "cp.async.bulk.tensor" not in kernel.asm["ptx"] and "ld.global" in kernel.asm["ptx"]
+    out = np.zeros(64, np.float32)
+    x = RNG.random((64, 256)).astype(np.float16)
+    interpret(row_sums, (1,), TensorDescriptor.from_tensor(x, [64, 64]), out, BM=64, BN=64,
+              STEPS=4)
+    np.testing.assert_allclose(out, x.astype(np.float32).sum(axis=1), rtol=1e-3)
+
+
+@pytest.mark.gpu
+def test_descriptor_loads_in_loops_on_the_gpu():
+    torch = pytest.importorskip("torch")
+    x = torch.rand((64, 256), device="cuda").to(torch.float16)
+    out = torch.zeros(64, device="cuda")
+    kernel = row_sums[(1,)](TensorDescriptor.from_tensor(x, [64, 64]), out, BM=64, BN=64,
+                            STEPS=4)
+    assert "tensormaps" in kernel.metadata  # passed, unused: the loop's loads are pointer loads
+    torch.testing.assert_close(out, x.float().sum(dim=1), rtol=1e-3, atol=1e-3)

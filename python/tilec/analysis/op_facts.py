@@ -65,6 +65,8 @@ OP_FACTS: dict[str, OpFacts] = {
     "tile.addptr": _none("load", "store", recompute=True),  # pointer + offsets
     "tile.load": OpFacts(effects="read", access=GLOBAL_READ, builtins=("load",)),
     "tile.store": _write("store", access=GLOBAL_WRITE),
+    # a host descriptor's desc.load on sm_90 (convert-tile-to-tilegpu makes it a TMA copy)
+    "tile.tma_load": OpFacts(effects="read"),
     "tile.dot": _none("dot"),
     "tile.reduce": _none("reduce", scratch=smem.reduce_scratch),
     "tile.scan": _none("associative_scan", scratch=smem.scan_scratch),
@@ -97,6 +99,11 @@ OP_FACTS: dict[str, OpFacts] = {
     "tilegpu.warpgroup_dot": OpFacts(effects="read", access=SHARED_READ, buffer_operand=(0, 1)),
     "tilegpu.warpgroup_dot_wait": _write(),
     "tilegpu.fence_async_shared": _write(),
+    "tilegpu.init_barrier": _write(access=SHARED_WRITE, buffer_operand=0),
+    "tilegpu.inval_barrier": _write(access=SHARED_WRITE, buffer_operand=0),
+    # every thread reads the barrier; the TMA copies on it land (as at an async_wait)
+    "tilegpu.wait_barrier": _write(access=SHARED_READ, buffer_operand=0),
+    "tilegpu.async_tma_copy_global_to_local": _write(access=SHARED_COPY, buffer_operand=2),
 }
 
 _UPSTREAM_PURE = ("arith", "math")

@@ -160,25 +160,30 @@ class tensor_descriptor(block_pointer):
     (The compiler expands them into masked pointer blocks, as for block pointers.)"""
 
     def __init__(self, base, shape: tuple, strides: tuple, block_shape: tuple, padding: str,
-                 offsets: tuple | None = None):
+                 offsets: tuple | None = None, tensormap=None, tma_swizzle: int = 0):
         rank = len(block_shape)
         super().__init__(base, shape, strides, offsets or (0,) * rank, block_shape,
                          tuple(range(rank - 1, -1, -1)))
         self.padding = padding
+        # A host descriptor the compiler moves with TMA: its map parameter and the map's
+        # swizzle (bytes); loads then copy through the map (memory.tma_load).
+        self.tensormap = tensormap
+        self.tma_swizzle = tma_swizzle
 
     @classmethod
-    def from_parts(cls, parts) -> "tensor_descriptor":
+    def from_parts(cls, parts, tensormap=None, tma_swizzle: int = 0) -> "tensor_descriptor":
         """A descriptor passed as a kernel argument: its parts (base, *shape, *strides,
-        block_shape, padding), as `TensorDescriptor.tilec_descriptor_parts()` lists them."""
+        block_shape, padding), as `TensorDescriptor.tilec_descriptor_parts()` lists them;
+        `tensormap`: its TMA map parameter, when the compiler gave it one."""
         parts = list(parts)
         block_shape, padding = tuple(unwrap(parts[-2])), unwrap(parts[-1])
         rank = len(block_shape)
         return cls(parts[0], tuple(parts[1:1 + rank]), tuple(parts[1 + rank:1 + 2 * rank]),
-                   block_shape, padding)
+                   block_shape, padding, tensormap=tensormap, tma_swizzle=tma_swizzle)
 
     def _same_kind(self, made: block_pointer) -> "tensor_descriptor":
         return tensor_descriptor(made.base, made.shape, made.strides, made.block_shape,
-                                 self.padding, made.offsets)
+                                 self.padding, made.offsets, self.tensormap, self.tma_swizzle)
 
     def _static(self) -> tuple:
         return (self.padding,)

@@ -122,6 +122,15 @@ class Builder:
     def store(self, ptr, value, mask, cache: str, evict: str) -> None:
         raise NotImplementedError
 
+    def in_loop(self) -> bool:
+        """Whether ops are being built inside a loop's body (a query, not an op)."""
+        raise NotImplementedError
+
+    def tma_load(self, tensormap, offsets, ty, swizzle: int):
+        """The block of type `ty` at `offsets` (i32 scalars) of the tensor the TMA map
+        parameter `tensormap` describes, copied with the map's `swizzle` (bytes)."""
+        raise NotImplementedError
+
     def atomic_rmw(self, op: str, ptr, value, mask, sem: str, scope: str):
         """op: add fadd and or xor max min umax umin xchg; the old values."""
         raise NotImplementedError

@@ -245,6 +245,20 @@ class block_type(dtype):
         return self.name
 
 
+class tensormap_type(dtype):
+    """A kernel parameter holding a TMA map (a host tensor descriptor moved by the Tensor
+    Memory Accelerator): the compiler adds one per such descriptor; kernels never see it."""
+
+    def __init__(self):
+        self.name = "tensormap"
+
+    def to_ir(self) -> ir.Type:
+        return ir.Type.parse("!llvm.ptr")
+
+    def codegen_name(self) -> str:
+        return "tensormap"
+
+
 void = dtype("void")
 int1 = dtype("int1")
 int8 = dtype("int8")

@@ -81,6 +81,13 @@ def load(ptr, mask=None, other=None, cache_modifier: str = "", eviction_policy: 
                            choice(_EVICT, eviction_policy, "eviction_policy"), bool(volatile))
 
 
+def tma_load(desc, offsets) -> tensor:
+    """desc.load(offsets) of a host descriptor the compiler moves with TMA (it gave the
+    descriptor its map parameter and swizzle)."""
+    offsets = [cast(to_tensor(o), T.int32) for o in offsets]
+    return _builder().tma_load(desc.tensormap, offsets, desc.block_type, desc.tma_swizzle)
+
+
 def store(ptr, value, mask=None, cache_modifier: str = "", eviction_policy: str = "") -> None:
     ptr = check_pointer(ptr, "store")
     check_writable(ptr, "store")

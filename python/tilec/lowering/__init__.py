@@ -10,6 +10,7 @@ from tilec.lowering import (  # noqa: F401  # noqa: F401
                             reductions,
                             scans,
                             shared,
+                            tma,
                             wgmma,
 )
 from tilec.lowering.context import RULES, Distributed, Lowering, LoweringError

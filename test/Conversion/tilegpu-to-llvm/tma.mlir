@@ -1,0 +1,251 @@
+// RUN: not tilec-opt %s --split-input-file --tilegpu-allocate-shared-memory --tilegpu-membar --convert-tilegpu-to-llvm 2>/dev/null | filecheck %s
+// The chunks that lower produce no diagnostics; the one with a tile.tma_load left produces
+// exactly the error it expects (and makes the first RUN line exit non-zero, hence `not`).
+// RUN: tilec-opt %s --split-input-file --verify-diagnostics --tilegpu-allocate-shared-memory --tilegpu-membar --convert-tilegpu-to-llvm
+// With cse after it, as the compiler's llvm stage runs it: the one-thread predicates are one value.
+// RUN: not tilec-opt %s --split-input-file --tilegpu-allocate-shared-memory --tilegpu-membar --convert-tilegpu-to-llvm --cse 2>/dev/null | filecheck %s --check-prefix=CSE
+// convert-tilegpu-to-llvm: mbarriers and TMA copies (init_barrier, inval_barrier,
+// wait_barrier, async_tma_copy_global_to_local; python/tilec/lowering/tma.py), and the kernel
+// parameters that are TMA maps listed on the gpu.func for tilegpu-tensormap-params.
+
+// A tile.tma_load of a 64x64 fp16 block as convert-tile-to-tilegpu leaves it, on 4 warps. The
+// allocator puts the 8192-byte buffer (128-byte swizzle: on a 1024-byte period) at 0 and the
+// barrier after it, at 8192. Thread 0 initialises the barrier for one arrival, every thread
+// fences the inits for the async proxy; thread 0 arrives expecting the buffer's 64 x 64 x 2 =
+// 8192 bytes and issues one copy (the buffer is one 128-byte column block) into the buffer's
+// shared::cluster address, the coordinates innermost first (column, then row). Every thread
+// then spins on try_wait.parity of phase 0 between the two barriers tilegpu-membar put around
+// the wait, reads the buffer, and thread 0 invalidates the barrier. The map parameter is
+// listed in tilec.tensormaps.
+// CHECK-LABEL: gpu.func @tma_load
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, [[ROW:%[^:]*]]: i32, [[COL:%[^:]*]]: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>, tilec.tensormaps = array<i32: 0>}
+// CHECK: [[SMEM:%.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+// CHECK: [[BAR:%.*]] = llvm.getelementptr [[SMEM]][8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: [[ONE:%.*]] = arith.constant 1 : i32
+// CHECK-NEXT: nvvm.mbarrier.init [[BAR]], [[ONE]], predicate = {{%[0-9]+}} : !llvm.ptr<3>, i32, i1
+// CHECK-NEXT: nvvm.fence.mbarrier.init
+// CHECK-NEXT: [[BYTES:%.*]] = arith.constant 8192 : i32
+// CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx [[BAR]], [[BYTES]], predicate = [[T0:%[0-9]+]] : !llvm.ptr<3>, i32, i1
+// CHECK-NEXT: [[DST:%.*]] = llvm.addrspacecast [[SMEM]] : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global [[DST]], [[MAP]], [[BAR]], box{{\[}}[[COL]], [[ROW]]{{\]}} predicate = [[T0]] : !llvm.ptr<7>, !llvm.ptr
+// CHECK-NEXT: [[PHASE:%.*]] = arith.constant 0 : i32
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.while : () -> () {
+// CHECK-NEXT: [[DONE:%.*]] = nvvm.mbarrier.try_wait [[BAR]], [[PHASE]] : !llvm.ptr<3>, i32 -> i1
+// CHECK-NEXT: [[TRUE:%.*]] = arith.constant true
+// CHECK-NEXT: [[AGAIN:%.*]] = arith.xori [[DONE]], [[TRUE]] : i1
+// CHECK-NEXT: scf.condition([[AGAIN]])
+// CHECK-NEXT: } do {
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: llvm.load {{%.*}} : !llvm.ptr<3> -> f16
+// CHECK: scf.if {{%[0-9]+}} {
+// CHECK-NEXT: nvvm.mbarrier.inval [[BAR]] : !llvm.ptr<3>
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.return
+// The predicates are thread 0's: lane 0 (lane & 31 == 0) of warp 0 (warp & 3 == 0), the same
+// one for the init, the arrival, the copy and the inval.
+// CSE-LABEL: gpu.func @tma_load
+// CSE: [[TID:%.*]] = arith.index_cast %thread_id_x : index to i32
+// CSE-NEXT: %c31_i32 = arith.constant 31 : i32
+// CSE-NEXT: [[LANE:%.*]] = arith.andi [[TID]], %c31_i32 : i32
+// CSE: [[WARP:%.*]] = nvvm.shfl.sync{{.*}}idx
+// CSE: [[L:%.*]] = arith.andi [[LANE]], %c31_i32 : i32
+// CSE-NEXT: [[L0:%.*]] = arith.cmpi eq, [[L]], %c0_i32 : i32
+// CSE-NEXT: %c3_i32 = arith.constant 3 : i32
+// CSE-NEXT: [[W:%.*]] = arith.andi [[WARP]], %c3_i32 : i32
+// CSE-NEXT: [[W0:%.*]] = arith.cmpi eq, [[W]], %c0_i32 : i32
+// CSE-NEXT: [[T0:%.*]] = arith.andi [[L0]], [[W0]] : i1
+// CSE: nvvm.mbarrier.init [[BAR:%[0-9]+]], %c1_i32, predicate = [[T0]]
+// CSE: nvvm.mbarrier.arrive.expect_tx [[BAR]], %c8192_i32, predicate = [[T0]]
+// CSE: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} predicate = [[T0]]
+// CSE: scf.if [[T0]] {
+// CSE-NEXT: nvvm.mbarrier.inval [[BAR]]
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @tma_load(%map: !llvm.ptr, %row: i32, %col: i32) {
+    %bar = "tilegpu.local_alloc"() : () -> !bar
+    "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+    %buf = "tilegpu.local_alloc"() : () -> !buf
+    "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %row, %col) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+    %c0 = arith.constant 0 : i32
+    "tilegpu.wait_barrier"(%bar, %c0) : (!bar, i32) -> ()
+    %x = "tilegpu.local_load"(%buf) : (!buf) -> tensor<64x64xf16, #b>
+    "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+    return
+  }
+}
+
+// -----
+
+// A 64x128 fp16 buffer with the 128-byte swizzle is two 64-column blocks stored one after the
+// other: the arrival expects all 16384 bytes, then two copies, the second 64 rows x 128 bytes
+// = 8192 bytes into the buffer and at column + 64 (the innermost coordinate), both completing
+// on the one barrier (after the buffer, at 16384). The wait takes its phase as given.
+// CHECK-LABEL: gpu.func @column_blocks
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, [[ROW:%[^:]*]]: i32, [[COL:%[^:]*]]: i32, [[PHASE:%[^:]*]]: i32)
+// CHECK: [[SMEM:%.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+// CHECK: [[BAR:%.*]] = llvm.getelementptr [[SMEM]][16384] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: nvvm.mbarrier.init [[BAR]]
+// CHECK: [[BYTES:%.*]] = arith.constant 16384 : i32
+// CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx [[BAR]], [[BYTES]], predicate = [[T0:%[0-9]+]]
+// CHECK-NEXT: [[DST0:%.*]] = llvm.addrspacecast [[SMEM]] : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global [[DST0]], [[MAP]], [[BAR]], box{{\[}}[[COL]], [[ROW]]{{\]}} predicate = [[T0]]
+// CHECK-NEXT: [[C64:%.*]] = arith.constant 64 : i32
+// CHECK-NEXT: [[COL1:%.*]] = arith.addi [[COL]], [[C64]] : i32
+// CHECK-NEXT: [[BLOCK1:%.*]] = llvm.getelementptr [[SMEM]][8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: [[DST1:%.*]] = llvm.addrspacecast [[BLOCK1]] : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global [[DST1]], [[MAP]], [[BAR]], box{{\[}}[[COL1]], [[ROW]]{{\]}} predicate = [[T0]]
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: nvvm.mbarrier.try_wait [[BAR]], [[PHASE]] : !llvm.ptr<3>, i32 -> i1
+// CHECK: nvvm.mbarrier.inval [[BAR]]
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[64, 128], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @column_blocks(%map: !llvm.ptr, %row: i32, %col: i32, %phase: i32) {
+    %bar = "tilegpu.local_alloc"() : () -> !bar
+    "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+    %buf = "tilegpu.local_alloc"() : () -> !buf
+    "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %row, %col) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+    "tilegpu.wait_barrier"(%bar, %phase) : (!bar, i32) -> ()
+    "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+    "tilegpu.local_dealloc"(%buf) : (!buf) -> ()
+    return
+  }
+}
+
+// -----
+
+// fp32 with the 64-byte swizzle: 16-column blocks, so a 32x32 buffer is two blocks of
+// 32 x 16 x 4 = 2048 bytes (the second at +2048 bytes, column + 16), 4096 bytes expected. A
+// buffer of two barriers initialised for three arrivals: one mbarrier.init per barrier (the
+// second 8 bytes on: one i64), one fence after both, and one scf.if invalidating both. The copy
+// completes on a barrier of its own (the allocator puts the buffer at 0, the pair at 4096 and
+// the single barrier after it, at 4112).
+// CHECK-LABEL: gpu.func @fp32_blocks
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, [[ROW:%[^:]*]]: i32, [[COL:%[^:]*]]: i32)
+// CHECK: [[SMEM:%.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+// CHECK: [[BARS:%.*]] = llvm.getelementptr [[SMEM]][4096] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: [[THREE:%.*]] = arith.constant 3 : i32
+// CHECK-NEXT: nvvm.mbarrier.init [[BARS]], [[THREE]], predicate = [[P:%[0-9]+]]
+// CHECK-NEXT: [[SECOND:%.*]] = llvm.getelementptr [[BARS]][1] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i64
+// CHECK-NEXT: nvvm.mbarrier.init [[SECOND]], [[THREE]], predicate = [[P]]
+// CHECK-NEXT: nvvm.fence.mbarrier.init
+// CHECK-NOT: nvvm.mbarrier.init
+// CHECK: [[BAR:%.*]] = llvm.getelementptr [[SMEM]][4112] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: nvvm.mbarrier.init [[BAR]], {{%.*}}, predicate
+// CHECK-NEXT: nvvm.fence.mbarrier.init
+// CHECK-NEXT: [[BYTES:%.*]] = arith.constant 4096 : i32
+// CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx [[BAR]], [[BYTES]], predicate = [[T0:%[0-9]+]]
+// CHECK-NEXT: [[DST0:%.*]] = llvm.addrspacecast [[SMEM]] : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global [[DST0]], [[MAP]], [[BAR]], box{{\[}}[[COL]], [[ROW]]{{\]}} predicate = [[T0]]
+// CHECK-NEXT: [[C16:%.*]] = arith.constant 16 : i32
+// CHECK-NEXT: [[COL1:%.*]] = arith.addi [[COL]], [[C16]] : i32
+// CHECK-NEXT: [[BLOCK1:%.*]] = llvm.getelementptr [[SMEM]][2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: [[DST1:%.*]] = llvm.addrspacecast [[BLOCK1]] : !llvm.ptr<3> to !llvm.ptr<7>
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.shared.cluster.global [[DST1]], [[MAP]], [[BAR]], box{{\[}}[[COL1]], [[ROW]]{{\]}} predicate = [[T0]]
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: scf.if {{%[0-9]+}} {
+// CHECK-NEXT: nvvm.mbarrier.inval [[BARS]] : !llvm.ptr<3>
+// CHECK-NEXT: [[SECOND1:%.*]] = llvm.getelementptr [[BARS]][1] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i64
+// CHECK-NEXT: nvvm.mbarrier.inval [[SECOND1]] : !llvm.ptr<3>
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.return
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nv64 = #tilegpu.nvmma_shared<64 : i32, 32 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!bars = !tilegpu.memdesc<[2], i64, #bs, true>
+!buf = !tilegpu.memdesc<[32, 32], f32, #nv64, true>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @fp32_blocks(%map: !llvm.ptr, %row: i32, %col: i32) {
+    %bars = "tilegpu.local_alloc"() : () -> !bars
+    "tilegpu.init_barrier"(%bars) {count = 3 : i32} : (!bars) -> ()
+    %bar = "tilegpu.local_alloc"() : () -> !bar
+    "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+    %buf = "tilegpu.local_alloc"() : () -> !buf
+    "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %row, %col) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+    "tilegpu.local_dealloc"(%buf) : (!buf) -> ()
+    "tilegpu.local_dealloc"(%bar) : (!bar) -> ()
+    "tilegpu.inval_barrier"(%bars) : (!bars) -> ()
+    return
+  }
+}
+
+// -----
+
+// Every kernel parameter of type !llvm.ptr is a TMA map: the gpu.func lists their indices in
+// tilec.tensormaps (here 1 and 3; the global pointer, !llvm.ptr<1>, is not one). A kernel with
+// no map has no such attribute, nor has one whose generic pointer (a !tile.ptr of address
+// space 0, which lowers to !llvm.ptr too) is an ordinary pointer.
+// CHECK-LABEL: gpu.func @maps
+// CHECK-SAME: (%arg0: i32, %arg1: !llvm.ptr, %arg2: !llvm.ptr<1>, %arg3: !llvm.ptr) kernel attributes {known_block_size = array<i32: 128, 1, 1>, tilec.tensormaps = array<i32: 1, 3>} {
+// CHECK-LABEL: gpu.func @no_maps
+// CHECK-SAME: (%arg0: i32, %arg1: !llvm.ptr<1>) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+// CHECK-LABEL: gpu.func @generic_pointer
+// CHECK-SAME: (%arg0: !llvm.ptr, %arg1: f32) kernel attributes {known_block_size = array<i32: 128, 1, 1>} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @maps(%n: i32, %a: !llvm.ptr, %p: !tile.ptr<f32, 1 : i32>, %b: !llvm.ptr) {
+    return
+  }
+  func.func @no_maps(%n: i32, %p: !tile.ptr<f32, 1 : i32>) {
+    return
+  }
+  func.func @generic_pointer(%p: !tile.ptr<f32, 0 : i32>, %x: f32) {
+    return
+  }
+}
+
+// -----
+
+// A barrier picked out of a buffer of two by a view is the second one (8 bytes in; the
+// allocator puts the buffer at 0); a program of one thread invalidates its barriers without a branch.
+// CHECK-LABEL: gpu.func @second_barrier
+// CHECK: [[BARS:%.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+// CHECK: [[SECOND:%.*]] = llvm.getelementptr [[BARS]][1] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i64
+// CHECK: nvvm.mbarrier.try_wait [[SECOND]]
+// CHECK-LABEL: gpu.func @one_thread
+// CHECK-NOT: scf.if
+// CHECK: nvvm.mbarrier.inval
+// CHECK-NOT: scf.if
+// CHECK: gpu.return
+!bars = !tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+!bar = !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @second_barrier(%phase: i32) {
+    %c1 = arith.constant 1 : i32
+    %bars = "tilegpu.local_alloc"() {tilegpu.offset = 8192 : i32, tilegpu.bytes = 16 : i32} : () -> !bars
+    %b1 = "tilegpu.memdesc_subview"(%bars, %c1) : (!bars, i32) -> !bar
+    "tilegpu.wait_barrier"(%b1, %phase) : (!bar, i32) -> ()
+    return
+  }
+}
+
+// -----
+
+!bar = !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.threads_per_warp = 1 : i32} {
+  func.func @one_thread() {
+    %bar = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 8 : i32} : () -> !bar
+    "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+    return
+  }
+}
+
+// -----
+
+// A tile.tma_load is tile IR: it is an error here, at its location.
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @tile_ir(%map: !llvm.ptr, %o: i32) {
+    // expected-error@+1 {{tile.tma_load is tile IR: convert-tile-to-tilegpu turns it into a TMA copy into shared memory (run it first)}}
+    %x = "tile.tma_load"(%map, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<64x64xf16, #b>
+    return
+  }
+}
