@@ -415,9 +415,10 @@ def fence_async_shared() -> ir.Operation:
 
 # --- mbarriers and TMA ----------------------------------------------------------------------------
 
-def barrier_memdesc(count: int = 1) -> MemDesc:
-    """A buffer of `count` mbarriers (8 bytes each)."""
-    return MemDesc((count,), "i64", SharedLayout(1, 1, 1, (0,)), True)
+def barrier_memdesc(count: int = 1, stages: int | None = None) -> MemDesc:
+    """A buffer of `count` mbarriers (8 bytes each), or a ring of `stages` such buffers."""
+    shape = (count,) if stages is None else (stages, count)
+    return MemDesc(shape, "i64", SharedLayout(1, 1, 1, (0,)), True)
 
 
 def init_barrier(bar: ir.Value, count: int) -> ir.Operation:

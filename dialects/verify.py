@@ -512,12 +512,12 @@ def _warpgroup_dot_wait(op) -> str | None:
 
 
 def _barriers(value: ir.Value, one: bool = False) -> str | None:
-    """A buffer of mbarriers (i64), of exactly one when `one`."""
+    """A buffer of mbarriers (i64: [n], or a ring [stages, n]), of exactly one when `one`."""
     desc = _memdesc(value.type)
-    if desc is None or desc.element_type != "i64" or len(desc.shape) != 1:
-        return f"barriers are a 1-D buffer of i64, got {value.type}"
-    if one and desc.shape != (1,):
-        return f"waits on one barrier, got a buffer of {desc.shape[0]}"
+    if desc is None or desc.element_type != "i64" or desc.layout.rank != 1:
+        return f"barriers are a 1-D buffer of i64 (or a ring of them), got {value.type}"
+    if one and math.prod(desc.shape) != 1:
+        return f"waits on one barrier, got a buffer of {math.prod(desc.shape)}"
     return None
 
 

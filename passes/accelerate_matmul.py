@@ -10,7 +10,9 @@ After it runs, each `tile.dot` is in one of three forms, which convert-tilegpu-t
   follows the writes, and the accumulator has an `#tilegpu.mma<[3, 0], [wm, wn], [16, n]>`
   layout: warpgroups go along M while each keeps 64 rows, the rest along N, an instruction
   spanning a warpgroup's n columns (at most 256; an N-major B tile must not straddle a swizzle
-  block, analysis/wgmma.py). An A that the kernel computes rather than loads (a softmax's P, a
+  block, analysis/wgmma.py). A value loaded from a buffer that holds it in that layout already
+  (a TMA copy's, see convert-tile-to-tilegpu) is read there: no write, no fence. An A that the
+  kernel computes rather than loads (a softmax's P, a
   converted accumulator) is not staged: it goes in registers, in the `dot_operand` 0 layout of
   the accumulator's (the RS form; from another wgmma accumulator split the same way over the
   warps this is a register renaming). An operand `tl.trans(x)` of a loaded x is x written in
@@ -175,6 +177,8 @@ def _stage_nvmma(operands: list[tuple[ir.Value, "WgmmaOperand"]], before: ir.Ope
         stored, layout = operand.stored(value)
         buffer = staged.find(stored, layout, before)
         if buffer is None:
+            buffer = _loaded_from(stored, layout)
+        if buffer is None:
             where = _outside_invariant_loops(stored, before)
             with ir.InsertionPoint(where), before.location:
                 buffer = tilegpu.local_alloc(
@@ -193,6 +197,35 @@ def _stage_nvmma(operands: list[tuple[ir.Value, "WgmmaOperand"]], before: ir.Ope
         with ir.InsertionPoint(before), before.location:
             tilegpu.fence_async_shared()
     return buffers
+
+
+def _loaded_from(value: ir.Value, layout: NvmmaSharedLayout) -> ir.Value | None:
+    """The buffer `value` was loaded from when it holds it in `layout` and one TMA copy is all
+    that writes it (convert-tile-to-tilegpu's form of a TMA load): wgmma reads that buffer,
+    and nothing is written or fenced (TMA writes through the async proxy, as wgmma reads)."""
+    owner = value.owner
+    if not isinstance(owner, (ir.Operation, ir.OpView)) or \
+            owner.operation.name != "tilegpu.local_load":
+        return None
+    buffer = owner.operation.operands[0]
+    desc = MemDesc.from_type(buffer.type)
+    if desc.layout != layout or desc.shape != tuple(value.type.shape):
+        return None
+    alloc = buffer.owner
+    if not isinstance(alloc, (ir.Operation, ir.OpView)) or \
+            alloc.operation.name != "tilegpu.local_alloc" or len(alloc.operation.operands):
+        return None
+    users = [use.owner.operation if hasattr(use.owner, "operation") else use.owner
+             for use in buffer.uses]
+    copies = [u for u in users if u.name == "tilegpu.async_tma_copy_global_to_local"]
+    others = [u for u in users if u.name in _BUFFER_READERS]
+    if len(copies) != 1 or len(copies) + len(others) != len(users):
+        return None  # written by something else too (or viewed, which this does not follow)
+    return buffer
+
+
+# What may use a TMA buffer that wgmma reads in place: reads (and the copy itself).
+_BUFFER_READERS = ("tilegpu.local_load", "tilegpu.warpgroup_dot")
 
 
 def _parent(op: ir.Operation) -> ir.Operation | None:
@@ -258,7 +291,7 @@ def computed_in_registers(value: ir.Value) -> bool:
     owner = value.owner
     if not isinstance(owner, (ir.Operation, ir.OpView)):
         return False
-    return owner.operation.name != "tile.load"
+    return owner.operation.name not in ("tile.load", "tilegpu.local_load")  # (TMA's buffers)
 
 
 _WGMMA_BITS = {"f16": 16, "bf16": 16, "f32": 32, "i8": 8}

@@ -14,8 +14,9 @@ after reads, and accesses to disjoint bytes, need none. Runs after
   `wait_barrier` reads its one (a memdesc reached through a block argument may be any buffer);
 - an asynchronous copy (`async_copy_global_to_local`, `async_tma_copy_global_to_local`) must
   not overwrite bytes others still read, but its own writes only count from the next
-  `async_wait` or `wait_barrier` on (the pipeliner reads a stage only after waiting for it):
-  a barrier after that wait orders them before readers; a copy marked `tilegpu.free_slot`
+  `async_wait` on (the pipeliner reads a stage only after waiting for it): a barrier after
+  that wait orders them before readers; a TMA copy's writes are ordered before every thread
+  that waits on its mbarrier by the wait itself (`wait_barrier`), so they need none; a copy marked `tilegpu.free_slot`
   writes a slot whose readers the pipeliner has already ordered before it;
 - an existing `tilegpu.barrier` or `gpu.barrier` completes everything pending but copies.
 
@@ -58,6 +59,10 @@ class Pending:
 
     def landed(self) -> "Pending":
         return Pending(self.reads, self.writes | self.copies)
+
+    def in_flight(self) -> "Pending":
+        """What a barrier leaves pending: the copies, which it does not wait for."""
+        return Pending(copies=self.copies)
 
     def conflicts(self, reads: list[Interval], writes: list[Interval]) -> bool:
         return any(_overlap(w, p) for w in writes for p in self.reads | self.writes) or \
@@ -102,6 +107,8 @@ def accesses(op: ir.Operation) -> tuple[list[Interval], list[Interval], Pending]
         return [], [rng], Pending(writes=frozenset([rng]))
     if access == SHARED_COPY:  # must not overtake earlier readers
         rng = _buffer_range(op.operands[found.buffer_operand])
+        if op.name == "tilegpu.async_tma_copy_global_to_local":
+            return [], [rng], Pending()  # its writes are ordered by the waits on its barrier
         if FREE_SLOT_ATTR in op.attributes:  # the pipeliner knows its slot's readers are done
             return [], [], Pending(copies=frozenset([rng]))
         return [], [rng], Pending(copies=frozenset([rng]))
@@ -128,11 +135,9 @@ class _Barriers:
 
     def op(self, op: ir.Operation, state: Pending, insert: bool) -> Pending:
         if op.name in _BARRIERS:
-            return Pending(copies=state.copies)  # a barrier does not wait for copies
+            return state.in_flight()  # a barrier does not wait for copies
         if op.name == "tilegpu.async_wait":
             return state.landed()
-        if op.name == "tilegpu.wait_barrier":  # reads the barrier, then the copies have landed
-            return self.access(op, state, insert).landed()
         if op.name == "scf.if":
             branches = [self.block(region.blocks[0], state, insert)
                         for region in op.regions if len(region.blocks)]
@@ -150,7 +155,7 @@ class _Barriers:
             if insert:
                 _barrier_before(op)
             self.count += 1
-            state = Pending(copies=state.copies)
+            state = state.in_flight()
         return state.union(after)
 
     def loop(self, op: ir.Operation, entry: Pending, insert: bool) -> Pending:
@@ -180,7 +185,7 @@ class _Barriers:
 
         head, inside = fixed_point(entry)
         if entry.reads or entry.writes:
-            cleared, inside_cleared = fixed_point(Pending(copies=entry.copies))
+            cleared, inside_cleared = fixed_point(entry.in_flight())
             if inside_cleared < inside:
                 if insert:
                     _barrier_before(op)

@@ -25,6 +25,15 @@ from `tl.range(..., num_stages=)`, overrides the option):
 - a copy for a trip past the end is masked off entirely (cp.async then writes zeros, reads
   nothing), so any trip count, 0 and 1 included, gives the same results; after the loop all
   copies are waited for before the buffers are released.
+A loop whose body holds TMA loads (as convert-tile-to-tilegpu leaves a `tile.tma_load`: a
+barrier allocated, initialised, waited on and invalidated in the body, a buffer only the copy
+writes) has those pipelined instead (`_TmaPipeliner`): a ring of S buffers and a ring of S
+mbarriers per load, initialised before the loop; the copies of trips 0 .. S-2 issued before it
+(each in an `scf.if` of its trip being in range); each trip waits on its slot's barrier with
+the ring's phase bit (carried, flipped each time the read slot wraps to 0) and reads the slot
+in place (wgmma included: accelerate-matmul reads a TMA buffer directly); the copies of trip
+i + S - 1 go into the slot trip i - 1 read, after an asynchronous wgmma's wait as above, else
+first in the body; no copy is left in flight after the loop, whose barriers are invalidated.
 A load qualifies when its value is used only by one `local_alloc`, its `other` is absent or
 zero (what cp.async's zero fill gives), each thread's part of it comes in runs of at least 4
 contiguous bytes along the buffer's fastest dimension (cp.async copies 4, 8 or 16) and its operands are computed from the induction
@@ -184,25 +193,39 @@ class _Pipeliner:
 
     def run(self) -> bool:
         loop = self.loop
+        tma = _tma_candidates(loop)
+        if tma:
+            return _TmaPipeliner(loop.op, self.num_stages).pipeline(tma)
         stages = _candidates(loop)
-        if not stages or self.num_stages < 2 or not _positive_constant(loop.op.operands[2]):
+        slices = self._slices([v for s in stages for v in (s.ptr, s.mask) if v is not None])
+        if not stages or slices is None:
             return False
+        load_slice, advance_slice, carried = slices
+        self.prefetch = _Prefetch.find(loop, stages)
+        if self.num_stages >= 3:
+            self.wgmma = _AsyncDot.find(loop, stages)
+        self._rewrite(stages, load_slice, advance_slice, carried)
+        return True
+
+    def _slices(self, operands: list[ir.Value]) -> tuple[list, list, list[int]] | None:
+        """(the body ops computing the loads' `operands`, the ops advancing the loop-carried
+        values they read, those values' indices), or None when the loop cannot be pipelined:
+        fewer than 2 stages, a step not known positive, operands computed by other than pure
+        ops of the induction variable, carried and outside values, or carried values that
+        advance by more than pure ops of themselves."""
+        loop = self.loop
+        if self.num_stages < 2 or not _positive_constant(loop.op.operands[2]):
+            return None
         carried: set = set()
-        operands = [v for s in stages for v in (s.ptr, s.mask) if v is not None]
         load_slice = loop.slice_of(operands, carried)
         if load_slice is None:
-            return False
-        # The carried values the loads read must advance by pure ops of themselves alone.
+            return None
         advance_carried: set = set()
         advance_slice = loop.slice_of([loop.yield_op.operands[i] for i in carried],
                                       advance_carried)
         if advance_slice is None or not advance_carried <= carried:
-            return False
-        self.prefetch = _Prefetch.find(loop, stages)
-        if self.num_stages >= 3:
-            self.wgmma = _AsyncDot.find(loop, stages)
-        self._rewrite(stages, load_slice, advance_slice, sorted(carried))
-        return True
+            return None
+        return load_slice, advance_slice, sorted(carried)
 
     def _split_dot(self, prefetch: _Prefetch, fetched, views) -> ir.Operation:
         """The dot as a chain over K steps: step 0 from the fragments the loop carries, each
@@ -488,6 +511,168 @@ class _AsyncDot:
         results = list(results)
         results[self.carried] = final
         return results
+
+
+class _TmaStage:
+    """One TMA load of a loop body as convert-tile-to-tilegpu left it: a barrier allocated,
+    initialised, waited on (phase 0) and invalidated in the body, and a buffer the copy alone
+    writes."""
+
+    def __init__(self, copy: ir.Operation, bar: ir.Operation, alloc: ir.Operation,
+                 barrier_ops: list[ir.Operation]):
+        self.copy, self.bar, self.alloc, self.barrier_ops = copy, bar, alloc, barrier_ops
+        self.map = copy.operands[0]
+        self.coords = list(copy.operands[3:])
+        self.desc = MemDesc.from_type(alloc.results[0].type)
+
+
+_BARRIER_USES = ("tilegpu.init_barrier", "tilegpu.async_tma_copy_global_to_local",
+                 "tilegpu.wait_barrier", "tilegpu.inval_barrier")
+_WRITERS = ("tilegpu.local_store", "tilegpu.async_copy_global_to_local",
+            "tilegpu.async_tma_copy_global_to_local")
+
+
+def _user(use) -> ir.Operation:
+    return use.owner.operation if hasattr(use.owner, "operation") else use.owner
+
+
+def _tma_candidates(loop: _Loop) -> list[_TmaStage]:
+    stages = []
+    for op in list(loop.body.operations):
+        op = op.operation
+        if op.name != "tilegpu.async_tma_copy_global_to_local":
+            continue
+        bar, alloc = _owner(op.operands[1]), _owner(op.operands[2])
+        if any(o is None or o.name != "tilegpu.local_alloc" or len(o.operands) or
+               not loop.in_body(o) for o in (bar, alloc)):
+            continue
+        users = [_user(u) for u in bar.results[0].uses]
+        if sorted(u.name for u in users) != sorted(_BARRIER_USES) or \
+                any(not loop.in_body(u) for u in users):
+            continue
+        wait = next(u for u in users if u.name == "tilegpu.wait_barrier")
+        if constant_int(wait.operands[1]) != 0:
+            continue
+        if any(_user(u).name in _WRITERS and _user(u) != op for u in alloc.results[0].uses):
+            continue
+        stages.append(_TmaStage(op, bar, alloc, [u for u in users if u != op]))
+    return stages
+
+
+class _TmaPipeliner(_Pipeliner):
+    """The loop's TMA loads, S - 1 trips ahead: a ring of S buffers and S mbarriers per load,
+    allocated and initialised before the loop; a prologue issuing the copies of trips
+    0 .. S-2; in the body, a wait on this trip's barrier (its phase bit flips each time the
+    ring wraps), the trip's slot read in place, and the copies of trip i + S - 1 into the slot
+    trip i - 1 read: right after a wgmma that leaves its group in flight and the wait that
+    retires the previous one (as for cp.async), else first in the body. A copy for a trip past
+    the end is not issued, so no copy is in flight after the loop, whose barriers are then
+    invalidated."""
+
+    def pipeline(self, stages: list[_TmaStage]) -> bool:
+        slices = self._slices([v for s in stages for v in (s.map, *s.coords)])
+        if slices is None:
+            return False
+        if self.num_stages >= 3:
+            self.wgmma = _AsyncDot.find(self.loop, stages)
+        self._rewrite_tma(stages, *slices)
+        return True
+
+    def _issue(self, stages, load_slice, mapping: dict, in_range: ir.Value, slot: ir.Value,
+               rings, bars) -> None:
+        """The copies of one trip into `slot`, when `in_range`."""
+        if_op = scf.IfOp(in_range, [], has_else=False)
+        with ir.InsertionPoint(if_op.then_block):
+            mapping = dict(mapping)
+            _clone_slice(load_slice, mapping)
+            for stage, ring, bar in zip(stages, rings, bars):
+                coords = [mapping.get(c, c) for c in stage.coords]
+                tilegpu.async_tma_copy_global_to_local(
+                    mapping.get(stage.map, stage.map), _barrier_slot(bar, slot),
+                    _subview(ring, slot, stage.desc), coords)
+            scf.YieldOp([])
+
+    def _rewrite_tma(self, stages, load_slice, advance_slice, carried) -> None:
+        loop, op, S = self.loop, self.loop.op, self.num_stages
+        D = S - 1
+        lb, ub, step = op.operands[0], op.operands[1], op.operands[2]
+        inits = list(op.operands[3:])
+        with ir.InsertionPoint(op), op.location:
+            rings = [tilegpu.local_alloc(MemDesc((S, *s.desc.shape), s.desc.element_type,
+                                                 s.desc.layout, True)) for s in stages]
+            bars = [tilegpu.local_alloc(tilegpu.barrier_memdesc(1, S)) for _ in stages]
+            for bar in bars:
+                tilegpu.init_barrier(bar, 1)
+            values = [inits[i] for i in carried]
+            iv = lb
+            for s in range(D):  # prologue: trips 0 .. D-1
+                mapping = {loop.iv: iv, **{loop.args[i]: v for i, v in zip(carried, values)}}
+                self._issue(stages, load_slice, mapping,
+                            arith.cmpi(arith.CmpIPredicate.slt, iv, ub), _i32(s), rings, bars)
+                values = self._advance(advance_slice, carried, mapping)
+                iv = arith.addi(iv, step)
+            ahead_step = arith.muli(step, arith.constant(step.type, D))
+            new_loop = scf.ForOp(lb, ub, step, inits + values + [_i32(0), _i32(D), _i32(0)])
+        if _STAGES_ATTR in op.attributes:
+            new_loop.operation.attributes[_STAGES_ATTR] = op.attributes[_STAGES_ATTR]
+        new_body = new_loop.body
+        new_args = list(new_body.arguments)
+        n_old = len(inits)
+        for old, new in zip([loop.iv, *loop.args], new_args[:1 + n_old]):
+            old.replace_all_uses_with(new)
+        for body_op in list(loop.body.operations):
+            new_body.append(body_op.operation)
+        loop.body = new_body
+        loop.iv, loop.args = new_args[0], new_args[1:1 + n_old]
+        ahead = new_args[1 + n_old:1 + n_old + len(carried)]
+        read_slot, write_slot, phase = new_args[-3:]
+        first = list(new_body.operations)[0].operation
+        with ir.InsertionPoint(first), op.location:
+            for stage, ring, bar in zip(stages, rings, bars):
+                tilegpu.wait_barrier(_barrier_slot(bar, read_slot), phase)
+                stage.alloc.results[0].replace_all_uses_with(
+                    _subview(ring, read_slot, stage.desc))
+            ahead_iv = arith.addi(loop.iv, ahead_step)
+            mapping = {loop.iv: ahead_iv, **{loop.args[i]: v for i, v in zip(carried, ahead)}}
+            in_range = arith.cmpi(arith.CmpIPredicate.slt, ahead_iv, ub)
+            if self.wgmma is None:
+                self._issue(stages, load_slice, mapping, in_range, write_slot, rings, bars)
+            else:
+                with ir.InsertionPoint.after(self.wgmma.dot):
+                    self.wgmma.wait()
+                    self._issue(stages, load_slice, mapping, in_range, write_slot, rings, bars)
+        for stage in stages:
+            stage.copy.erase()
+            for barrier_op in stage.barrier_ops:
+                barrier_op.erase()
+            stage.bar.erase()
+            stage.alloc.erase()
+        old_yield = loop.yield_op
+        with ir.InsertionPoint(old_yield), op.location:
+            next_ahead = self._advance(advance_slice, carried, mapping)
+            next_read = arith.remui(arith.addi(read_slot, _i32(1)), _i32(S))
+            wrapped = arith.extui(ir.IntegerType.get_signless(32),
+                                  arith.cmpi(arith.CmpIPredicate.eq, next_read, _i32(0)))
+            bump = [next_read, arith.remui(arith.addi(write_slot, _i32(1)), _i32(S)),
+                    arith.xori(phase, wrapped)]
+            scf.YieldOp(list(old_yield.operands) + next_ahead + bump)
+        old_yield.erase()
+        with ir.InsertionPoint.after(new_loop.operation), op.location:
+            for bar in bars:  # every copy issued was waited for in the loop
+                tilegpu.inval_barrier(bar)
+            for buffer in rings + bars:
+                tilegpu.local_dealloc(buffer)
+        results = list(new_loop.results)[:n_old]
+        if self.wgmma is not None:
+            results = self.wgmma.finish(new_loop, results)
+        for old, new in zip(op.results, results):
+            old.replace_all_uses_with(new)
+        op.erase()
+
+
+def _barrier_slot(ring: ir.Value, slot: ir.Value) -> ir.Value:
+    """The barrier of `slot` of a ring of barriers."""
+    return tilegpu.memdesc_subview(ring, [slot, _i32(0)], tilegpu.barrier_memdesc(1))
 
 
 def _subview(buffer: ir.Value, slot: ir.Value, desc: MemDesc, mutable: bool = True) -> ir.Value:

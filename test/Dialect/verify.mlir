@@ -126,6 +126,28 @@ func.func @valid_tma(%map: !llvm.ptr, %o: i32) {
 
 // -----
 
+// A ring of barriers, as tilegpu-pipeline makes for TMA copies in a loop: [stages, n] of i64 in
+// a 1-D layout. init_barrier and inval_barrier take the whole ring; a wait and a copy take the
+// view of one stage (memdesc_subview [3, 1] -> [1]), which holds one barrier. Nothing is
+// reported.
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+func.func @valid_barrier_ring(%map: !llvm.ptr, %o: i32, %stage: i32) {
+  %c0 = arith.constant 0 : i32
+  %ring = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 1], i64, #bs, true>
+  "tilegpu.init_barrier"(%ring) {count = 1 : i32} : (!tilegpu.memdesc<[3, 1], i64, #bs, true>) -> ()
+  %bar = "tilegpu.memdesc_subview"(%ring, %stage, %c0) : (!tilegpu.memdesc<[3, 1], i64, #bs, true>, i32, i32) -> !tilegpu.memdesc<[1], i64, #bs, true>
+  %buf = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 128], f16, #nvmma, true>
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %o, %o) : (!llvm.ptr, !tilegpu.memdesc<[1], i64, #bs, true>, !tilegpu.memdesc<[64, 128], f16, #nvmma, true>, i32, i32) -> ()
+  "tilegpu.wait_barrier"(%bar, %c0) : (!tilegpu.memdesc<[1], i64, #bs, true>, i32) -> ()
+  "tilegpu.inval_barrier"(%ring) : (!tilegpu.memdesc<[3, 1], i64, #bs, true>) -> ()
+  return
+}
+}
+
+// -----
+
 // Regions nested exactly MAX_NESTING (128) levels deep are still fine: the module's, the
 // function's, then 126 nested scf.if.
 func.func @nested(%c: i1) {
@@ -1328,15 +1350,17 @@ func.func @init_barrier_count_zero(%bar: !tilegpu.memdesc<[1], i64, #tilegpu.sha
 
 // mbarriers are 8-byte (i64) objects.
 func.func @init_barrier_i32(%bar: !tilegpu.memdesc<[1], i32, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) {
-  // expected-error@+1 {{'tilegpu.init_barrier' op barriers are a 1-D buffer of i64, got !tilegpu.memdesc<[1], i32, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>}}
+  // expected-error@+1 {{'tilegpu.init_barrier' op barriers are a 1-D buffer of i64 (or a ring of them), got !tilegpu.memdesc<[1], i32, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>}}
   "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!tilegpu.memdesc<[1], i32, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
   return
 }
 
 // -----
 
+// A ring of barriers ([stages, n]) has a 1-D layout with a leading stage dimension; a buffer
+// [2, 1] whose layout has rank 2 is a 2-D buffer of barriers, which is refused.
 func.func @inval_barrier_2d(%bar: !tilegpu.memdesc<[2, 1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [1, 0]>, true>) {
-  // expected-error@+1 {{'tilegpu.inval_barrier' op barriers are a 1-D buffer of i64, got !tilegpu.memdesc<[2, 1], i64,}}
+  // expected-error@+1 {{'tilegpu.inval_barrier' op barriers are a 1-D buffer of i64 (or a ring of them), got !tilegpu.memdesc<[2, 1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [1, 0]>, true>}}
   "tilegpu.inval_barrier"(%bar) : (!tilegpu.memdesc<[2, 1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [1, 0]>, true>) -> ()
   return
 }
@@ -1347,6 +1371,16 @@ func.func @inval_barrier_2d(%bar: !tilegpu.memdesc<[2, 1], i64, #tilegpu.shared<
 func.func @wait_barrier_two(%bar: !tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, %phase: i32) {
   // expected-error@+1 {{'tilegpu.wait_barrier' op waits on one barrier, got a buffer of 2}}
   "tilegpu.wait_barrier"(%bar, %phase) : (!tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, i32) -> ()
+  return
+}
+
+// -----
+
+// "One barrier" counts every element of the buffer: a ring of three stages of one barrier each
+// holds three, so a wait on the whole ring is refused (the pipeliner waits on one stage's view).
+func.func @wait_barrier_ring(%bars: !tilegpu.memdesc<[3, 1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, %phase: i32) {
+  // expected-error@+1 {{'tilegpu.wait_barrier' op waits on one barrier, got a buffer of 3}}
+  "tilegpu.wait_barrier"(%bars, %phase) : (!tilegpu.memdesc<[3, 1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>, i32) -> ()
   return
 }
 

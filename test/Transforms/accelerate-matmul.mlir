@@ -265,3 +265,84 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
     return %dv, %dp : tensor<64x64xf32, #b>, tensor<64x64xf32, #b>
   }
 }
+
+// -----
+
+// A dot of two TMA-loaded tiles (local_loads of nvmma_shared buffers a TMA copy writes, as
+// convert-tile-to-tilegpu leaves tile.tma_load) on 8 warps: each buffer already holds its value
+// in the layout the pass would stage it in (128-byte swizzle: A's rows of 64 fp16, B's of 128
+// in two column blocks), so warpgroup_dot reads the buffers themselves. Nothing is written to
+// shared memory (no local_alloc of the loaded values) and nothing is fenced: the copies wrote
+// through the async proxy, which wgmma reads.
+// CHECK-LABEL: func.func @wgmma_from_tma_buffers
+// CHECK: [[SA:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[128, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>
+// CHECK: [[SB:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>
+// CHECK-NOT: "tilegpu.local_alloc"
+// CHECK-NOT: "tilegpu.fence_async_shared"
+// CHECK: [[D:%.*]] = "tilegpu.warpgroup_dot"([[SA]], [[SB]], {{%.*}}) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : ({{.*}}) -> tensor<128x128xf32, #tilegpu.mma<[3, 0], [8, 1], [16, 128]>>
+// CHECK-NOT: "tilegpu.local_alloc"
+// CHECK-NOT: "tilegpu.fence_async_shared"
+// CHECK-NOT: "tile.dot"
+// CHECK: return
+#b = #tilegpu.blocked<[1, 8], [4, 8], [8, 1], [1, 0]>
+#nv128 = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @wgmma_from_tma_buffers(%map: !llvm.ptr, %o: i32, %c: tensor<128x128xf32, #b>,
+                                    %p: tensor<128x128x!tile.ptr<f32, 1 : i32>, #b>) {
+    %c0 = arith.constant 0 : i32
+    %bar = "tilegpu.local_alloc"() : () -> !bar
+    "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+    %sa = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[128, 64], f16, #nv128, true>
+    %sb = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 128], f16, #nv128, true>
+    "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %sa, %o, %o) : (!llvm.ptr, !bar, !tilegpu.memdesc<[128, 64], f16, #nv128, true>, i32, i32) -> ()
+    "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %sb, %o, %o) : (!llvm.ptr, !bar, !tilegpu.memdesc<[64, 128], f16, #nv128, true>, i32, i32) -> ()
+    "tilegpu.wait_barrier"(%bar, %c0) : (!bar, i32) -> ()
+    %a = "tilegpu.local_load"(%sa) : (!tilegpu.memdesc<[128, 64], f16, #nv128, true>) -> tensor<128x64xf16, #b>
+    %bt = "tilegpu.local_load"(%sb) : (!tilegpu.memdesc<[64, 128], f16, #nv128, true>) -> tensor<64x128xf16, #b>
+    "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+    %d = "tile.dot"(%a, %bt, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x64xf16, #b>, tensor<64x128xf16, #b>, tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<128x128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128x128xf32, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Buffers wgmma cannot read as they are: A's TMA buffer is in the 64-byte swizzle where the
+// pass chooses the 128-byte one, and B's buffer is written by generic stores (a value stored,
+// loaded, then another stored over it: the buffer no longer holds what was loaded). Both loaded
+// values are staged as any loaded operand (a local_alloc in the 128-byte layout each, then one
+// proxy fence for those generic writes).
+// CHECK-LABEL: func.func @wgmma_buffers_not_read_in_place
+// CHECK: [[A:%.*]] = "tilegpu.local_load"
+// CHECK: [[B:%.*]] = "tilegpu.local_load"
+// CHECK: [[SA:%.*]] = "tilegpu.local_alloc"([[A]]) : ({{.*}}) -> !tilegpu.memdesc<[128, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+// CHECK-NEXT: [[SB:%.*]] = "tilegpu.local_alloc"([[B]]) : ({{.*}}) -> !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+// CHECK-NEXT: "tilegpu.fence_async_shared"() : () -> ()
+// CHECK: "tilegpu.warpgroup_dot"([[SA]], [[SB]], {{%.*}})
+#b = #tilegpu.blocked<[1, 8], [4, 8], [8, 1], [1, 0]>
+#nv128 = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+#nv64 = #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @wgmma_buffers_not_read_in_place(%map: !llvm.ptr, %o: i32, %x: tensor<64x128xf16, #b>,
+                                             %y: tensor<64x128xf16, #b>, %c: tensor<128x128xf32, #b>,
+                                             %p: tensor<128x128x!tile.ptr<f32, 1 : i32>, #b>) {
+    %c0 = arith.constant 0 : i32
+    %bar = "tilegpu.local_alloc"() : () -> !bar
+    "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+    %sa = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[128, 64], f16, #nv64, true>
+    "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %sa, %o, %o) : (!llvm.ptr, !bar, !tilegpu.memdesc<[128, 64], f16, #nv64, true>, i32, i32) -> ()
+    "tilegpu.wait_barrier"(%bar, %c0) : (!bar, i32) -> ()
+    %a = "tilegpu.local_load"(%sa) : (!tilegpu.memdesc<[128, 64], f16, #nv64, true>) -> tensor<128x64xf16, #b>
+    "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+    %sb = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 128], f16, #nv128, true>
+    "tilegpu.local_store"(%x, %sb) : (tensor<64x128xf16, #b>, !tilegpu.memdesc<[64, 128], f16, #nv128, true>) -> ()
+    %bt = "tilegpu.local_load"(%sb) : (!tilegpu.memdesc<[64, 128], f16, #nv128, true>) -> tensor<64x128xf16, #b>
+    "tilegpu.local_store"(%y, %sb) : (tensor<64x128xf16, #b>, !tilegpu.memdesc<[64, 128], f16, #nv128, true>) -> ()
+    %d = "tile.dot"(%a, %bt, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x64xf16, #b>, tensor<64x128xf16, #b>, tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<128x128x!tile.ptr<f32, 1 : i32>, #b>, tensor<128x128xf32, #b>) -> ()
+    return
+  }
+}

@@ -263,9 +263,10 @@ func.func @async_copies(%p: tensor<64x32x!tile.ptr<f16, 1 : i32>, #b>, %n: i32, 
 !buf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
 
 // A TMA load as convert-tile-to-tilegpu leaves it: init_barrier writes the barrier and
-// wait_barrier reads it, so the wait gets a barrier (every thread sees the init); the copy's
-// writes of the buffer count from the wait on (as at an async_wait), so the local_load after it
-// gets one too; the inval_barrier then follows reads of the buffer only: none.
+// wait_barrier reads it, so the wait gets a barrier (every thread sees the init). The copy's
+// writes of the buffer are visible to every thread that waited on its mbarrier once the wait
+// returns, so the local_load right after the wait gets none. The inval_barrier writes the
+// barrier the wait read (no thread may still be waiting on it): it gets one.
 // CHECK-LABEL: func.func @tma_load
 // CHECK-NEXT: [[BAR:%.*]] = "tilegpu.local_alloc"() {tilegpu.bytes = 8 : i32, tilegpu.offset = 8192 : i32}
 // CHECK-NEXT: "tilegpu.init_barrier"([[BAR]])
@@ -274,8 +275,8 @@ func.func @async_copies(%p: tensor<64x32x!tile.ptr<f16, 1 : i32>, #b>, %n: i32, 
 // CHECK-NEXT: [[PHASE:%.*]] = arith.constant 0 : i32
 // CHECK-NEXT: "tilegpu.barrier"() : () -> ()
 // CHECK-NEXT: "tilegpu.wait_barrier"([[BAR]], [[PHASE]])
-// CHECK-NEXT: "tilegpu.barrier"() : () -> ()
 // CHECK-NEXT: "tilegpu.local_load"([[BUF]])
+// CHECK-NEXT: "tilegpu.barrier"() : () -> ()
 // CHECK-NEXT: "tilegpu.inval_barrier"([[BAR]])
 // CHECK-NEXT: return
 func.func @tma_load(%map: !llvm.ptr, %o0: i32, %o1: i32) {
@@ -299,8 +300,8 @@ func.func @tma_load(%map: !llvm.ptr, %o0: i32, %o1: i32) {
 !buf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
 
 // An inval_barrier right after the wait writes the barrier the wait read: a barrier between
-// them (no thread may still be waiting). That barrier also orders the landed copy before the
-// local_load, which needs no second one.
+// them (no thread may still be waiting). The local_load after it needs none: the wait already
+// made the copy's writes visible, and the inval wrote other bytes.
 // CHECK-LABEL: func.func @inval_after_wait
 // CHECK: "tilegpu.async_tma_copy_global_to_local"
 // CHECK-NEXT: arith.constant 0 : i32
@@ -330,22 +331,23 @@ func.func @inval_after_wait(%map: !llvm.ptr, %o0: i32, %o1: i32) {
 !bar = !tilegpu.memdesc<[1], i64, #bs, true>
 !buf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
 
-// A buffer loaded twice through one barrier (phases 0 and 1): the second copy must not
-// overwrite what the local_load still reads, so it gets a barrier; the second wait reads a
-// barrier nobody wrote since (the copy's arrival is not a write here): none; the second
-// local_load waits for the second copy's landed writes.
+// A buffer loaded twice through one barrier (phases 0 and 1). The first local_load follows
+// its wait with no barrier. The second copy must not overwrite what the first local_load still
+// reads (write after read: a TMA copy writes its bytes as any write does), so it gets a
+// barrier; the second wait reads a barrier nobody wrote since (the copy's arrival is not a
+// write here): none; the second local_load follows its wait: none; the inval_barrier writes
+// the barrier both waits read: one.
 // CHECK-LABEL: func.func @reused_buffer
 // CHECK-NEXT: [[C0:%.*]] = arith.constant 0 : i32
 // CHECK-NEXT: [[C1:%.*]] = arith.constant 1 : i32
 // CHECK: "tilegpu.barrier"
 // CHECK-NEXT: "tilegpu.wait_barrier"({{%.*}}, [[C0]])
-// CHECK-NEXT: "tilegpu.barrier"
 // CHECK-NEXT: "tilegpu.local_load"
 // CHECK-NEXT: "tilegpu.barrier"
 // CHECK-NEXT: "tilegpu.async_tma_copy_global_to_local"(%arg0, {{%.*}}, {{%.*}}, %arg2, %arg1)
 // CHECK-NEXT: "tilegpu.wait_barrier"({{%.*}}, [[C1]])
-// CHECK-NEXT: "tilegpu.barrier"
 // CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: "tilegpu.barrier"
 // CHECK-NEXT: "tilegpu.inval_barrier"
 // CHECK-NEXT: return
 func.func @reused_buffer(%map: !llvm.ptr, %o0: i32, %o1: i32) {
@@ -372,9 +374,11 @@ func.func @reused_buffer(%map: !llvm.ptr, %o0: i32, %o1: i32) {
 !bar = !tilegpu.memdesc<[1], i64, #bs, true>
 !buf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
 
-// A TMA load in a loop: besides the two barriers of each load, the init of each trip after the
-// first writes the barrier the previous trip invalidated, and the copy overwrites what its
-// local_load read: one barrier at the top of the body covers both.
+// A TMA load in a loop: besides the two barriers of each load (before the wait, after the
+// init; before the inval, after the wait), the init of each trip after the first writes the
+// barrier the previous trip invalidated: a barrier at the top of the body. The copy overwrites
+// what the previous trip's local_load read, but the barrier before that trip's inval already
+// ordered the read before it; the local_load follows its wait with none.
 // CHECK-LABEL: func.func @tma_loop
 // CHECK: scf.for
 // CHECK-NEXT: "tilegpu.local_alloc"
@@ -385,8 +389,8 @@ func.func @reused_buffer(%map: !llvm.ptr, %o0: i32, %o1: i32) {
 // CHECK-NEXT: arith.constant 0 : i32
 // CHECK-NEXT: "tilegpu.barrier"
 // CHECK-NEXT: "tilegpu.wait_barrier"
-// CHECK-NEXT: "tilegpu.barrier"
 // CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: "tilegpu.barrier"
 // CHECK-NEXT: "tilegpu.inval_barrier"
 // CHECK-NEXT: arith.addf
 // CHECK-NEXT: scf.yield
@@ -408,5 +412,52 @@ func.func @tma_loop(%map: !llvm.ptr, %n: i32) {
     %s = arith.addf %acc, %x : tensor<64x64xf16, #b>
     scf.yield %s : tensor<64x64xf16, #b>
   }
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#bc = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
+!cbuf = !tilegpu.memdesc<[64, 32], f16, #shared, true>
+
+// A TMA copy and a cp.async copy in one function, both issued before either is waited for.
+// The barrier before wait_barrier (after the init) leaves the cp.async copy in flight. The TMA
+// buffer's local_load right after its wait_barrier gets no barrier; the async_wait lands only
+// the cp.async copy's writes, which other threads made, so the local_load of that buffer gets
+// one. That barrier also orders the wait's read of the mbarrier before the inval: none there.
+// CHECK-LABEL: func.func @tma_and_cp_async
+// CHECK: [[TBUF:%.*]] = "tilegpu.local_alloc"() {tilegpu.bytes = 8192 : i32, tilegpu.offset = 0 : i32}
+// CHECK-NEXT: [[CBUF:%.*]] = "tilegpu.local_alloc"() {tilegpu.bytes = 4096 : i32, tilegpu.offset = 8192 : i32}
+// CHECK-NEXT: "tilegpu.async_tma_copy_global_to_local"(%arg0, {{%.*}}, [[TBUF]], %arg2, %arg3)
+// CHECK-NEXT: "tilegpu.async_copy_global_to_local"(%arg1, [[CBUF]])
+// CHECK-NEXT: "tilegpu.async_commit_group"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.wait_barrier"
+// CHECK-NEXT: "tilegpu.local_load"([[TBUF]])
+// CHECK-NEXT: "tilegpu.async_wait"() {num = 0 : i32}
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_load"([[CBUF]])
+// CHECK-NEXT: "tilegpu.inval_barrier"
+// CHECK-NEXT: return
+func.func @tma_and_cp_async(%map: !llvm.ptr, %p: tensor<64x32x!tile.ptr<f16, 1 : i32>, #bc>, %o0: i32, %o1: i32) {
+  %c0 = arith.constant 0 : i32
+  %bar = "tilegpu.local_alloc"() {tilegpu.offset = 12288 : i32, tilegpu.bytes = 8 : i32} : () -> !bar
+  "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+  %tbuf = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 8192 : i32} : () -> !buf
+  %cbuf = "tilegpu.local_alloc"() {tilegpu.offset = 8192 : i32, tilegpu.bytes = 4096 : i32} : () -> !cbuf
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %tbuf, %o0, %o1) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+  %t = "tilegpu.async_copy_global_to_local"(%p, %cbuf) {cache = "none", evict = "evict_normal", operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (tensor<64x32x!tile.ptr<f16, 1 : i32>, #bc>, !cbuf) -> !tilegpu.async_token
+  %g = "tilegpu.async_commit_group"() : () -> !tilegpu.async_token
+  "tilegpu.wait_barrier"(%bar, %c0) : (!bar, i32) -> ()
+  %x = "tilegpu.local_load"(%tbuf) : (!buf) -> tensor<64x64xf16, #b>
+  %w = "tilegpu.async_wait"() {num = 0 : i32} : () -> !tilegpu.async_token
+  %y = "tilegpu.local_load"(%cbuf) : (!cbuf) -> tensor<64x32xf16, #bc>
+  "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
   return
 }

@@ -262,3 +262,280 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// A TMA load in a loop as convert-tile-to-tilegpu leaves it (a barrier of its own allocated,
+// initialised for one arrival, waited on for phase 0 and invalidated each trip; a buffer only
+// the copy writes; the row coordinate computed from the induction variable). With S stages the
+// copies run S - 1 trips ahead: before the loop, one ring of S buffers and one ring of S
+// barriers ([S, 1] of i64), initialised once; a prologue of S - 1 `scf.if`s, each issuing the
+// copy of trip s (when s < ub) into slot s, with slot s's barrier and the coordinates of trip
+// s. The loop carries the read slot (0), the write slot (S - 1) and the phase (0). The body
+// starts by waiting on the read slot's barrier with the phase, reads that slot's buffer in place
+// of the old buffer, and issues the copy of trip i + (S - 1) step into the write slot when that
+// trip is in range. The yield moves both slots on modulo S and flips the phase whenever the read
+// slot wraps back to 0 (the mbarrier of a slot completes once per lap of the ring). After the
+// loop no copy is in flight: the barriers are invalidated and both rings released. Nothing of
+// the per-trip barrier (its alloc, init, wait or inval) is left in the body.
+// CHECK-LABEL: func.func @tma_stream
+// S2: "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[2, 128, 64], f16,
+// S2-NEXT: "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[2, 1], i64,
+// S4: "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[4, 128, 64], f16,
+// S4-NEXT: "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[4, 1], i64,
+// S3: [[RING:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 128, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>
+// S3-NEXT: [[BARS:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+// S3-NEXT: "tilegpu.init_barrier"([[BARS]]) {count = 1 : i32}
+// S3-NEXT: [[OK0:%.*]] = arith.cmpi slt, %c0_i32, %arg1 : i32
+// S3-NEXT: [[SLOT0:%.*]] = arith.constant 0 : i32
+// S3-NEXT: scf.if [[OK0]] {
+// S3-NEXT: [[ROW0:%.*]] = arith.muli %c0_i32, %c128_i32 : i32
+// S3-NEXT: arith.constant 0 : i32
+// S3-NEXT: [[BAR0:%.*]] = "tilegpu.memdesc_subview"([[BARS]], [[SLOT0]], {{%.*}}) : (!tilegpu.memdesc<[3, 1], i64, {{.*}}) -> !tilegpu.memdesc<[1], i64,
+// S3-NEXT: arith.constant 0 : i32
+// S3-NEXT: arith.constant 0 : i32
+// S3-NEXT: [[BUF0:%.*]] = "tilegpu.memdesc_subview"([[RING]], [[SLOT0]], {{%.*}}, {{%.*}}) : {{.*}} -> !tilegpu.memdesc<[128, 64], f16,
+// S3-NEXT: "tilegpu.async_tma_copy_global_to_local"(%arg0, [[BAR0]], [[BUF0]], [[ROW0]], %arg2)
+// S3-NEXT: }
+// S3-NEXT: [[TRIP1:%.*]] = arith.addi %c0_i32, %c1_i32 : i32
+// S3-NEXT: [[OK1:%.*]] = arith.cmpi slt, [[TRIP1]], %arg1 : i32
+// S3-NEXT: [[SLOT1:%.*]] = arith.constant 1 : i32
+// S3-NEXT: scf.if [[OK1]] {
+// S3-NEXT: [[ROW1:%.*]] = arith.muli [[TRIP1]], %c128_i32 : i32
+// S3-NEXT: arith.constant 0 : i32
+// S3-NEXT: [[BAR1:%.*]] = "tilegpu.memdesc_subview"([[BARS]], [[SLOT1]], {{%.*}})
+// S3-NEXT: arith.constant 0 : i32
+// S3-NEXT: arith.constant 0 : i32
+// S3-NEXT: [[BUF1:%.*]] = "tilegpu.memdesc_subview"([[RING]], [[SLOT1]], {{%.*}}, {{%.*}})
+// S3-NEXT: "tilegpu.async_tma_copy_global_to_local"(%arg0, [[BAR1]], [[BUF1]], [[ROW1]], %arg2)
+// S3-NEXT: }
+// S3-NEXT: [[C2:%.*]] = arith.constant 2 : i32
+// S3-NEXT: [[AHEAD:%.*]] = arith.muli %c1_i32, [[C2]] : i32
+// S3-NEXT: [[READ0:%.*]] = arith.constant 0 : i32
+// S3-NEXT: [[WRITE0:%.*]] = arith.constant 2 : i32
+// S3-NEXT: [[PHASE0:%.*]] = arith.constant 0 : i32
+// S3-NEXT: scf.for [[I:%.*]] = %c0_i32 to %arg1 step %c1_i32 iter_args([[ACC:%[^ ]*]] = %cst, [[READ:%[^ ]*]] = [[READ0]], [[WRITE:%[^ ]*]] = [[WRITE0]], [[PHASE:%[^ ]*]] = [[PHASE0]])
+// S3-NEXT: arith.constant 0 : i32
+// S3-NEXT: [[RBAR:%.*]] = "tilegpu.memdesc_subview"([[BARS]], [[READ]], {{%.*}})
+// S3-NEXT: "tilegpu.wait_barrier"([[RBAR]], [[PHASE]])
+// S3-NEXT: arith.constant 0 : i32
+// S3-NEXT: arith.constant 0 : i32
+// S3-NEXT: [[RBUF:%.*]] = "tilegpu.memdesc_subview"([[RING]], [[READ]], {{%.*}}, {{%.*}})
+// S3-NEXT: [[TRIP:%.*]] = arith.addi [[I]], [[AHEAD]] : i32
+// S3-NEXT: [[OK:%.*]] = arith.cmpi slt, [[TRIP]], %arg1 : i32
+// S3-NEXT: scf.if [[OK]] {
+// S3-NEXT: [[ROW:%.*]] = arith.muli [[TRIP]], %c128_i32 : i32
+// S3-NEXT: arith.constant 0 : i32
+// S3-NEXT: [[WBAR:%.*]] = "tilegpu.memdesc_subview"([[BARS]], [[WRITE]], {{%.*}})
+// S3-NEXT: arith.constant 0 : i32
+// S3-NEXT: arith.constant 0 : i32
+// S3-NEXT: [[WBUF:%.*]] = "tilegpu.memdesc_subview"([[RING]], [[WRITE]], {{%.*}}, {{%.*}})
+// S3-NEXT: "tilegpu.async_tma_copy_global_to_local"(%arg0, [[WBAR]], [[WBUF]], [[ROW]], %arg2)
+// S3-NEXT: }
+// S3-NEXT: [[X:%.*]] = "tilegpu.local_load"([[RBUF]])
+// S3-NEXT: [[SUM:%.*]] = arith.addf [[ACC]], [[X]]
+// S3-NEXT: [[ONE:%.*]] = arith.constant 1 : i32
+// S3-NEXT: [[R1:%.*]] = arith.addi [[READ]], [[ONE]] : i32
+// S3-NEXT: [[C3:%.*]] = arith.constant 3 : i32
+// S3-NEXT: [[NEXT_READ:%.*]] = arith.remui [[R1]], [[C3]] : i32
+// S3-NEXT: [[ZERO:%.*]] = arith.constant 0 : i32
+// S3-NEXT: [[WRAPPED:%.*]] = arith.cmpi eq, [[NEXT_READ]], [[ZERO]] : i32
+// S3-NEXT: [[FLIP:%.*]] = arith.extui [[WRAPPED]] : i1 to i32
+// S3-NEXT: [[ONE_W:%.*]] = arith.constant 1 : i32
+// S3-NEXT: [[W1:%.*]] = arith.addi [[WRITE]], [[ONE_W]] : i32
+// S3-NEXT: [[C3_W:%.*]] = arith.constant 3 : i32
+// S3-NEXT: [[NEXT_WRITE:%.*]] = arith.remui [[W1]], [[C3_W]] : i32
+// S3-NEXT: [[NEXT_PHASE:%.*]] = arith.xori [[PHASE]], [[FLIP]] : i32
+// S3-NEXT: scf.yield [[SUM]], [[NEXT_READ]], [[NEXT_WRITE]], [[NEXT_PHASE]]
+// S3-NEXT: }
+// S3-NEXT: "tilegpu.inval_barrier"([[BARS]])
+// S3-NEXT: "tilegpu.local_dealloc"([[RING]])
+// S3-NEXT: "tilegpu.local_dealloc"([[BARS]])
+// S3-NEXT: return
+// With one stage the loop is left as it was: its per-trip barrier and buffer, no ring.
+// S1-LABEL: func.func @tma_stream
+// S1-NOT: memdesc<[{{[0-9]+}}, 1], i64
+// S1: scf.for
+// S1-NEXT: arith.muli
+// S1-NEXT: [[BAR:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[1], i64,
+// S1-NEXT: "tilegpu.init_barrier"([[BAR]])
+// S1-NEXT: [[BUF:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[128, 64], f16,
+// S1-NEXT: "tilegpu.async_tma_copy_global_to_local"(%arg0, [[BAR]], [[BUF]],
+// S1-NEXT: arith.constant 0 : i32
+// S1-NEXT: "tilegpu.wait_barrier"([[BAR]],
+// S1-NEXT: "tilegpu.local_load"([[BUF]])
+// S1-NEXT: "tilegpu.inval_barrier"([[BAR]])
+#b = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[128, 64], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @tma_stream(%map: !llvm.ptr, %n: i32, %col: i32) -> tensor<128x64xf16, #b> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c128 = arith.constant 128 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf16, #b>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf16, #b>) : i32 {
+      %row = arith.muli %i, %c128 : i32
+      %bar = "tilegpu.local_alloc"() : () -> !bar
+      "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+      %buf = "tilegpu.local_alloc"() : () -> !buf
+      "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %row, %col) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+      %phase = arith.constant 0 : i32
+      "tilegpu.wait_barrier"(%bar, %phase) : (!bar, i32) -> ()
+      %x = "tilegpu.local_load"(%buf) : (!buf) -> tensor<128x64xf16, #b>
+      "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+      %s = arith.addf %acc, %x : tensor<128x64xf16, #b>
+      scf.yield %s : tensor<128x64xf16, #b>
+    }
+    return %r : tensor<128x64xf16, #b>
+  }
+}
+
+// -----
+
+// A wgmma loop whose operands are two TMA loads (the dot reads their buffers directly, as
+// tilegpu-accelerate-matmul leaves a dot of TMA-loaded tiles: no staging store, no fence), the
+// accumulator carried to nothing but the dot. Both loads get a ring of buffers and of barriers,
+// initialised before the loop, and the prologue issues both copies of a trip in one `scf.if`.
+// From 3 stages on, the dot's group stays in flight across trips as for cp.async: the body
+// waits on both read slots' barriers, the dot (`is_async`) reads the read slots, a
+// warpgroup_dot_wait with one group pending retires the previous trip's group, and only then
+// does the `scf.if` issue the copies of trip i + 2 into the write slots, the ones that group
+// read. The loop yields the waited accumulator; a wait with none pending follows the loop,
+// before the barriers are invalidated and the rings released.
+// CHECK-LABEL: func.func @tma_wgmma_loop
+// S3: [[RA:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 64, 64], f16,
+// S3-NEXT: [[RB:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 64, 64], f16,
+// S3-NEXT: [[BA:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 1], i64,
+// S3-NEXT: [[BB:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 1], i64,
+// S3-NEXT: "tilegpu.init_barrier"([[BA]])
+// S3-NEXT: "tilegpu.init_barrier"([[BB]])
+// S3: scf.if
+// S3: "tilegpu.async_tma_copy_global_to_local"(%arg0,
+// S3: "tilegpu.async_tma_copy_global_to_local"(%arg1,
+// S3-NEXT: }
+// S3: scf.if
+// S3: "tilegpu.async_tma_copy_global_to_local"(%arg0,
+// S3: "tilegpu.async_tma_copy_global_to_local"(%arg1,
+// S3-NEXT: }
+// S3: scf.for {{.*}} iter_args([[ACC:%[^ ]*]] = %cst, [[READ:%[^ ]*]] = {{%[^ ]*}}, [[WRITE:%[^ ]*]] = {{%[^ ]*}}, [[PHASE:%[^ ]*]] = {{%[^ ]*}})
+// S3: [[WA:%.*]] = "tilegpu.memdesc_subview"([[BA]], [[READ]],
+// S3-NEXT: "tilegpu.wait_barrier"([[WA]], [[PHASE]])
+// S3: [[A:%.*]] = "tilegpu.memdesc_subview"([[RA]], [[READ]],
+// S3: [[WB:%.*]] = "tilegpu.memdesc_subview"([[BB]], [[READ]],
+// S3-NEXT: "tilegpu.wait_barrier"([[WB]], [[PHASE]])
+// S3: [[B:%.*]] = "tilegpu.memdesc_subview"([[RB]], [[READ]],
+// S3-NOT: fence_async_shared
+// S3: [[D:%.*]] = "tilegpu.warpgroup_dot"([[A]], [[B]], [[ACC]]) {input_precision = "tf32", is_async, max_num_imprecise_acc = 0 : i32}
+// S3-NEXT: [[W:%.*]] = "tilegpu.warpgroup_dot_wait"([[D]]) {pendings = 1 : i32}
+// S3-NEXT: scf.if
+// S3: [[CA:%.*]] = "tilegpu.memdesc_subview"([[RA]], [[WRITE]],
+// S3-NEXT: "tilegpu.async_tma_copy_global_to_local"(%arg0, {{%.*}}, [[CA]],
+// S3: [[CB:%.*]] = "tilegpu.memdesc_subview"([[RB]], [[WRITE]],
+// S3-NEXT: "tilegpu.async_tma_copy_global_to_local"(%arg1, {{%.*}}, [[CB]],
+// S3-NEXT: }
+// S3-NOT: _barrier
+// S3: scf.yield [[W]],
+// S3-NEXT: }
+// S3-NEXT: [[F:%.*]] = "tilegpu.warpgroup_dot_wait"(%{{.*}}#0) {pendings = 0 : i32}
+// S3-NEXT: "tilegpu.inval_barrier"([[BA]])
+// S3-NEXT: "tilegpu.inval_barrier"([[BB]])
+// S3-NEXT: "tilegpu.local_dealloc"([[RA]])
+// S3-NEXT: "tilegpu.local_dealloc"([[RB]])
+// S3-NEXT: "tilegpu.local_dealloc"([[BA]])
+// S3-NEXT: "tilegpu.local_dealloc"([[BB]])
+// S3-NEXT: "tile.store"({{.*}}, [[F]])
+// With 2 stages the dot waits for its own group, and the copies come first in the body.
+// S2: scf.for
+// S2: "tilegpu.wait_barrier"
+// S2: "tilegpu.wait_barrier"
+// S2: scf.if
+// S2: "tilegpu.warpgroup_dot"
+// S2-NOT: is_async
+// S2-NOT: warpgroup_dot_wait
+// S2: return
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @tma_wgmma_loop(%amap: !llvm.ptr, %bmap: !llvm.ptr, %m: i32, %nn: i32, %n: i32,
+                            %out: tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+      %k = arith.muli %i, %c64 : i32
+      %abar = "tilegpu.local_alloc"() : () -> !bar
+      "tilegpu.init_barrier"(%abar) {count = 1 : i32} : (!bar) -> ()
+      %abuf = "tilegpu.local_alloc"() : () -> !buf
+      "tilegpu.async_tma_copy_global_to_local"(%amap, %abar, %abuf, %m, %k) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+      %p0 = arith.constant 0 : i32
+      "tilegpu.wait_barrier"(%abar, %p0) : (!bar, i32) -> ()
+      "tilegpu.inval_barrier"(%abar) : (!bar) -> ()
+      %bbar = "tilegpu.local_alloc"() : () -> !bar
+      "tilegpu.init_barrier"(%bbar) {count = 1 : i32} : (!bar) -> ()
+      %bbuf = "tilegpu.local_alloc"() : () -> !buf
+      "tilegpu.async_tma_copy_global_to_local"(%bmap, %bbar, %bbuf, %k, %nn) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+      %p1 = arith.constant 0 : i32
+      "tilegpu.wait_barrier"(%bbar, %p1) : (!bar, i32) -> ()
+      "tilegpu.inval_barrier"(%bbar) : (!bar) -> ()
+      %d = "tilegpu.warpgroup_dot"(%abuf, %bbuf, %acc) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!buf, !buf, tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma>
+      scf.yield %d : tensor<64x64xf32, #mma>
+    }
+    "tile.store"(%out, %r) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>, tensor<64x64xf32, #mma>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A TMA loop whose tl.range asked for one stage (`tile.num_stages` overrides the option): left
+// as it was at every num-stages, its per-trip barrier initialised, waited on and invalidated
+// in the body, and no ring of buffers or barriers made.
+// CHECK-LABEL: func.func @tma_one_stage
+// CHECK-NOT: memdesc<[{{[0-9]+}}, 1], i64
+// CHECK: scf.for
+// CHECK-NEXT: arith.muli
+// CHECK-NEXT: [[BAR:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[1], i64,
+// CHECK-NEXT: "tilegpu.init_barrier"([[BAR]])
+// CHECK-NEXT: [[BUF:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[128, 64], f16,
+// CHECK-NEXT: "tilegpu.async_tma_copy_global_to_local"(%arg0, [[BAR]], [[BUF]],
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: "tilegpu.wait_barrier"([[BAR]],
+// CHECK-NEXT: "tilegpu.local_load"([[BUF]])
+// CHECK-NEXT: "tilegpu.inval_barrier"([[BAR]])
+// CHECK: } {tile.num_stages = 1 : i32}
+// CHECK-NOT: memdesc<[{{[0-9]+}}, 1], i64
+// CHECK: return
+#b = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[128, 64], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @tma_one_stage(%map: !llvm.ptr, %n: i32, %col: i32) -> tensor<128x64xf16, #b> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c128 = arith.constant 128 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf16, #b>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf16, #b>) : i32 {
+      %row = arith.muli %i, %c128 : i32
+      %bar = "tilegpu.local_alloc"() : () -> !bar
+      "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+      %buf = "tilegpu.local_alloc"() : () -> !buf
+      "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %row, %col) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+      %phase = arith.constant 0 : i32
+      "tilegpu.wait_barrier"(%bar, %phase) : (!bar, i32) -> ()
+      %x = "tilegpu.local_load"(%buf) : (!buf) -> tensor<128x64xf16, #b>
+      "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+      %s = arith.addf %acc, %x : tensor<128x64xf16, #b>
+      scf.yield %s : tensor<128x64xf16, #b>
+    } {tile.num_stages = 1 : i32}
+    return %r : tensor<128x64xf16, #b>
+  }
+}

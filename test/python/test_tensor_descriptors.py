@@ -3,6 +3,9 @@ passed as arguments, `desc.load`/`desc.store`/`desc.atomic_add` with out-of-boun
 padded on load and dropped on store; in the interpreter, compiled, and on the GPU."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -14,6 +17,7 @@ from tilec.errors import CompilationError
 from tilec.tools.tensor_descriptor import TensorDescriptor
 
 RNG = np.random.default_rng(11)
+BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 @tilec.jit
@@ -371,16 +375,23 @@ def row_sums(src, out, BM: tl.constexpr, BN: tl.constexpr, STEPS: tl.constexpr):
     tl.store(out + tl.arange(0, BM), tl.sum(acc, axis=1))
 
 
-def test_descriptor_loads_in_loops_stay_pointer_loads_for_the_pipeliner():
-    """tilegpu-pipeline stages pointer loads in loops with cp.async and does not pipeline TMA
-    copies yet: a desc.load in a loop body is a pointer load (the map is still passed)."""
+def test_descriptor_loads_in_loops_are_tma_copies_staged_ahead():
+    """tilegpu-pipeline stages a loop's TMA loads num_stages - 1 trips ahead: a ring of buffers
+    and mbarriers, copies issued before the loop and in it, each trip waiting on its slot's
+    barrier with the phase bit of the ring's round."""
     x = np.zeros((64, 256), np.float16)
     spec = runtime.specialize_argument(TensorDescriptor.from_tensor(x, [64, 64]))
     kernel = compile_specialized(row_sums, (spec, ("*fp32", True), ("constexpr", 64),
                                             ("constexpr", 64), ("constexpr", 4)),
-                                 CompileOptions(target="cuda:90"), stop_after="ptx")
+                                 CompileOptions(target="cuda:90", num_stages=3),
+                                 stop_after="ptx")
     assert "tensormaps" in kernel.metadata
-    assert "cp.async.bulk.tensor" not in kernel.asm["ptx"] and "ld.global" in kernel.asm["ptx"]
+    tilegpu = kernel.asm["tilegpu"]
+    assert "!tilegpu.memdesc<[3, 64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32" in tilegpu
+    assert "!tilegpu.memdesc<[3, 1], i64" in tilegpu
+    ptx = kernel.asm["ptx"]
+    assert ptx.count("cp.async.bulk.tensor.2d") == 3  # two ahead of the loop, one in it
+    assert "mbarrier.try_wait.parity" in ptx and "ld.global" not in ptx
     out = np.zeros(64, np.float32)
     x = RNG.random((64, 256)).astype(np.float16)
     interpret(row_sums, (1,), TensorDescriptor.from_tensor(x, [64, 64]), out, BM=64, BN=64,
@@ -389,11 +400,101 @@ def test_descriptor_loads_in_loops_stay_pointer_loads_for_the_pipeliner():
 
 
 @pytest.mark.gpu
-def test_descriptor_loads_in_loops_on_the_gpu():
+@pytest.mark.parametrize("steps, stages", [(0, 3), (1, 3), (2, 3), (4, 3), (7, 3), (9, 4),
+                                           (5, 2), (3, 1)])
+def test_descriptor_loads_in_loops_on_the_gpu(steps, stages):
+    """Any trip count against any ring size: fewer trips than stages, the ring wrapping (the
+    phase flipping) several times, and no pipelining at all."""
     torch = pytest.importorskip("torch")
-    x = torch.rand((64, 256), device="cuda").to(torch.float16)
-    out = torch.zeros(64, device="cuda")
+    x = torch.rand((64, 64 * 9), device="cuda").to(torch.float16)
+    out = torch.full((64,), 7.0, device="cuda")
     kernel = row_sums[(1,)](TensorDescriptor.from_tensor(x, [64, 64]), out, BM=64, BN=64,
-                            STEPS=4)
-    assert "tensormaps" in kernel.metadata  # passed, unused: the loop's loads are pointer loads
-    torch.testing.assert_close(out, x.float().sum(dim=1), rtol=1e-3, atol=1e-3)
+                            STEPS=steps, num_stages=stages)
+    assert "tensormaps" in kernel.metadata
+    expected = x[:, :64 * steps].float().sum(dim=1)
+    torch.testing.assert_close(out, expected, rtol=1e-3, atol=1e-3)
+
+
+DESC_MATMUL = None
+
+
+def desc_matmul_kernel():
+    """bench/matmul_kernel.py's kernel, compiled by tilec (one source with Triton)."""
+    global DESC_MATMUL
+    if DESC_MATMUL is None:
+        sys.path.insert(0, str(BENCH))
+        import common
+        DESC_MATMUL = common.load_kernels(tl, tilec.jit, "tilec",
+                                          BENCH / "matmul_kernel.py")["matmul_desc_kernel"]
+    return DESC_MATMUL
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape, config, dtype", [
+    ((512, 512, 512), (128, 128, 64, 8, 3), "float16"),
+    ((384, 256, 1024), (128, 256, 64, 8, 4), "float16"),
+    ((256, 384, 192), (128, 128, 64, 4, 3), "bfloat16"),
+    ((304, 208, 112), (128, 128, 64, 8, 3), "float16"),  # rows, columns and K past the edges
+    ((128, 128, 32), (128, 128, 64, 8, 3), "float16"),  # one trip, mostly out of bounds
+    ((256, 256, 4096), (64, 128, 64, 4, 2), "float16"),  # two stages: wgmma waited each trip
+    ((300, 200, 100), (128, 128, 64, 8, 3), "float16"),  # strides TMA cannot take: pointers
+])
+def test_descriptor_matmul_through_tma_and_wgmma_on_the_gpu(shape, config, dtype):
+    """The descriptor matmul: A and B TMA copies pipelined into rings that wgmma reads in
+    place (with a group left in flight from 3 stages on), against torch; where the strides
+    are not multiples of 16 elements, the same kernel through pointers."""
+    torch = pytest.importorskip("torch")
+    (M, N, K), (BM, BN, BK, warps, stages) = shape, config
+    to = getattr(torch, dtype)
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    a = torch.randn((M, K), device="cuda", generator=gen).to(to)
+    b = torch.randn((K, N), device="cuda", generator=gen).to(to)
+    c = torch.full((M, N), 7.0, device="cuda").to(to)
+    grid = (-(-M // BM) * -(-N // BN),)
+    kernel = desc_matmul_kernel()[grid](
+        TensorDescriptor.from_tensor(a, [BM, BK]), TensorDescriptor.from_tensor(b, [BK, BN]),
+        TensorDescriptor.from_tensor(c, [BM, BN]), M, N, K, BLOCK_M=BM, BLOCK_N=BN,
+        BLOCK_K=BK, GROUP_M=8, num_warps=warps, num_stages=stages)
+    aligned = K % 16 == 0 and N % 16 == 0
+    assert len(kernel.metadata.get("tensormaps", ())) == (3 if aligned else 0)
+    assert kernel.metadata["spill_stores"] == 0 and "warpgroup_dot" in kernel.asm["tilegpu"]
+    assert ("is_async" in kernel.asm["tilegpu"]) == (aligned and stages >= 3)
+    ref = a.float() @ b.float()
+    assert ((c.float() - ref).abs() <= 1e-2 * (ref.abs() + K ** 0.5)).all()
+
+
+def test_descriptor_matmul_in_the_interpreter():
+    M, N, K, BM, BN, BK = 200, 136, 100, 64, 64, 32
+    a = RNG.standard_normal((M, K)).astype(np.float16)
+    b = RNG.standard_normal((K, N)).astype(np.float16)
+    c = np.full((M, N), 7, np.float16)
+    interpret(desc_matmul_kernel(), (-(-M // BM) * -(-N // BN),),
+              TensorDescriptor.from_tensor(a, [BM, BK]), TensorDescriptor.from_tensor(b, [BK, BN]),
+              TensorDescriptor.from_tensor(c, [BM, BN]), M, N, K, BLOCK_M=BM, BLOCK_N=BN,
+              BLOCK_K=BK, GROUP_M=8)
+    ref = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(c.astype(np.float32), ref, atol=0.05, rtol=0.01)
+
+
+@pytest.mark.parametrize("config", [(128, 128, 64, 8, 3), (128, 256, 64, 8, 4)])
+def test_descriptor_matmul_compiles_to_a_tma_ring_feeding_wgmma(config):
+    """A and B go global -> shared by TMA only (no cp.async, no shared store of registers, no
+    proxy fence) into rings wgmma reads; no spills, no serialised wgmma."""
+    BM, BN, BK, warps, stages = config
+
+    def desc(block):
+        return ("descriptor", (("*fp16", True), ("i32", True), ("i32", True), ("i32", True),
+                               ("constexpr", 1), ("constexpr", tuple(block)),
+                               ("constexpr", "zero")))
+    key = (desc([BM, BK]), desc([BK, BN]), desc([BM, BN]), ("i32", True), ("i32", True),
+           ("i32", True), ("constexpr", BM), ("constexpr", BN), ("constexpr", BK),
+           ("constexpr", 8))
+    kernel = compile_specialized(desc_matmul_kernel(), key,
+                                 CompileOptions(num_warps=warps, num_stages=stages))
+    md, tilegpu, ptx = kernel.metadata, kernel.asm["tilegpu"], kernel.asm["ptx"]
+    assert md["spill_stores"] == 0 and md["wgmma_serialized"] == []
+    assert f"!tilegpu.memdesc<[{stages}, {BM}, {BK}], f16" in tilegpu
+    assert "fence_async_shared" not in tilegpu and "async_copy_global_to_local" not in tilegpu
+    assert "local_alloc\"(%" not in tilegpu.split("scf.for")[1].split("scf.yield")[0]
+    assert "wgmma.mma_async" in ptx and "cp.async.bulk.tensor" in ptx
+    assert "cp.async.ca" not in ptx and "cp.async.cg" not in ptx

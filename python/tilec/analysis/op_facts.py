@@ -130,8 +130,8 @@ def is_pure(op: ir.Operation) -> bool:
 def erasable_when_unused(op: ir.Operation) -> bool:
     """Whether `op` may go when nothing uses its results: pure ops and non-volatile reads."""
     found = OP_FACTS.get(op.name)
-    if found is not None and found.effects == "read" and "is_volatile" in op.attributes:
-        return not op.attributes["is_volatile"].value
+    if found is not None and found.effects == "read":
+        return "is_volatile" not in op.attributes or not op.attributes["is_volatile"].value
     return is_pure(op)
 
 

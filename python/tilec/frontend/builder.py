@@ -172,14 +172,6 @@ class MLIRBuilder(protocol.Builder):
                                False, 1)[0]
 
     # --- memory ---
-    def in_loop(self):
-        op = ir.InsertionPoint.current.block.owner
-        while op is not None and op.name != "func.func":
-            if op.name in ("scf.for", "scf.while"):
-                return True
-            op = op.parent
-        return False
-
     def tma_load(self, tensormap, offsets, ty, swizzle):
         return tensor(tile.tma_load(tensormap.handle, [o.handle for o in offsets], ty.to_ir(),
                                     swizzle), ty)

@@ -384,9 +384,6 @@ class NumPyBuilder(protocol.Builder):
                             "runs each program as one thread of Python")
 
     # --- memory ---
-    def in_loop(self):
-        return False  # (asked before a TMA load only, which the interpreter never makes)
-
     def tma_load(self, tensormap, offsets, ty, swizzle):
         # The interpreter's descriptors have no TMA map: desc.load reads through pointers.
         raise SemanticError("TMA maps exist in compiled kernels only")

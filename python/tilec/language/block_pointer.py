@@ -192,6 +192,11 @@ class tensor_descriptor(block_pointer):
     def block_type(self):
         return block_type(self.base.dtype.element_ty, list(self.block_shape))
 
+    @property
+    def dtype(self):
+        """The element type (Triton's `desc.dtype`), not the base's pointer type."""
+        return self.base.dtype.element_ty
+
     def __getattr__(self, name: str):  # desc.load(...) and the other methods, run as Python
         if name in DESCRIPTOR_METHODS:
             return BoundMethod(DESCRIPTOR_METHODS[name], self)

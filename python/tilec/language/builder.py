@@ -122,10 +122,6 @@ class Builder:
     def store(self, ptr, value, mask, cache: str, evict: str) -> None:
         raise NotImplementedError
 
-    def in_loop(self) -> bool:
-        """Whether ops are being built inside a loop's body (a query, not an op)."""
-        raise NotImplementedError
-
     def tma_load(self, tensormap, offsets, ty, swizzle: int):
         """The block of type `ty` at `offsets` (i32 scalars) of the tensor the TMA map
         parameter `tensormap` describes, copied with the map's `swizzle` (bytes)."""

@@ -251,9 +251,7 @@ def _descriptor_lanes(op: str, desc, offsets, _semantic):
 def _descriptor_load(desc, offsets, _semantic=None) -> tensor:
     """desc.load(offsets): the block at `offsets`, out-of-bounds elements the padding."""
     checked, at = block_pointer.check_descriptor_access(desc, offsets, "desc.load")
-    # In a loop a pointer load is what tilegpu-pipeline can stage ahead (with cp.async); it does
-    # not pipeline TMA copies yet, so only loads outside loops move with TMA for now.
-    if checked.tensormap is not None and not _builder().in_loop():
+    if checked.tensormap is not None:
         return memory.tma_load(checked, at)
     pointers, mask, other = _descriptor_lanes("load", desc, offsets, _semantic)
     return _load_pointers(pointers, mask, other, _semantic=_semantic)

@@ -54,7 +54,7 @@ def lower_init_barrier(ctx: Lowering, op: ir.Operation):
     buffer: SharedBuffer = ctx.get(op.operands[0])
     count = i32(ir.IntegerAttr(op.attributes["count"]).value)
     first = _thread0(ctx)
-    for index in range(buffer.desc.shape[0]):
+    for index in range(math.prod(buffer.desc.shape)):
         nvvm.MBarrierInitOp(_barrier(buffer, index), count, predicate=first)
     nvvm.FenceMbarrierInitOp()
     return []
@@ -65,12 +65,12 @@ def lower_inval_barrier(ctx: Lowering, op: ir.Operation):
     buffer: SharedBuffer = ctx.get(op.operands[0])
     first = _thread0(ctx)
     if first is None:  # a program of one thread
-        for index in range(buffer.desc.shape[0]):
+        for index in range(math.prod(buffer.desc.shape)):
             nvvm.MBarrierInvalOp(_barrier(buffer, index))
         return []
     if_op = scf.IfOp(first, [], has_else=False)
     with ir.InsertionPoint(if_op.then_block):
-        for index in range(buffer.desc.shape[0]):
+        for index in range(math.prod(buffer.desc.shape)):
             nvvm.MBarrierInvalOp(_barrier(buffer, index))
         scf.YieldOp([])
     return []
