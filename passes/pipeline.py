@@ -618,12 +618,15 @@ class _TmaPipeliner(_Pipeliner):
         new_body = new_loop.body
         new_args = list(new_body.arguments)
         n_old = len(inits)
-        for old, new in zip([loop.iv, *loop.args], new_args[:1 + n_old]):
+        rename = dict(zip([loop.iv, *loop.args], new_args[:1 + n_old]))
+        for old, new in rename.items():
             old.replace_all_uses_with(new)
         for body_op in list(loop.body.operations):
             new_body.append(body_op.operation)
         loop.body = new_body
         loop.iv, loop.args = new_args[0], new_args[1:1 + n_old]
+        for stage in stages:  # a coordinate may be the induction variable itself
+            stage.coords = [rename.get(c, c) for c in stage.coords]
         ahead = new_args[1 + n_old:1 + n_old + len(carried)]
         read_slot, write_slot, phase = new_args[-3:]
         first = list(new_body.operations)[0].operation

@@ -539,3 +539,39 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return %r : tensor<128x64xf16, #b>
   }
 }
+
+// -----
+
+// A TMA load whose coordinate is the induction variable itself (found by the fuzzer: the copy
+// in the body kept the old loop's variable, and erasing the old loop aborted): the copy of trip
+// i + 2 takes the new loop's variable plus two steps.
+// S3-LABEL: func.func @tma_coordinate_is_the_induction_variable
+// S3: scf.for [[I:%[^ ]*]] = {{.*}} iter_args(
+// S3: [[AHEAD:%.*]] = arith.addi [[I]], {{%.*}} : i32
+// S3: scf.if
+// S3: "tilegpu.async_tma_copy_global_to_local"(%arg0, {{%.*}}, {{%.*}}, [[AHEAD]], %c0_i32)
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @tma_coordinate_is_the_induction_variable(%map: !llvm.ptr, %n: i32) -> tensor<64x64xf16, #b> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %init = arith.constant dense<0.0> : tensor<64x64xf16, #b>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<64x64xf16, #b>) : i32 {
+      %bar = "tilegpu.local_alloc"() : () -> !bar
+      "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+      %buf = "tilegpu.local_alloc"() : () -> !buf
+      "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %i, %c0) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+      %phase = arith.constant 0 : i32
+      "tilegpu.wait_barrier"(%bar, %phase) : (!bar, i32) -> ()
+      %x = "tilegpu.local_load"(%buf) : (!buf) -> tensor<64x64xf16, #b>
+      "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+      %s = arith.addf %acc, %x : tensor<64x64xf16, #b>
+      scf.yield %s : tensor<64x64xf16, #b>
+    }
+    return %r : tensor<64x64xf16, #b>
+  }
+}

@@ -1,0 +1,69 @@
+"""tutorials/09-persistent-matmul.py: both persistent kernels in the interpreter and on the GPU,
+and the descriptor kernel's inner loop staged by TMA rings when compiled for sm_90."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tilec import runtime
+from tilec.compiler import CompileOptions, compile_specialized
+from tilec.tools.tensor_descriptor import TensorDescriptor
+from tutorial_loader import tutorial
+
+RNG = np.random.default_rng(9)
+SMALL = dict(BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2, num_warps=4,
+             num_stages=3)
+
+
+def operands(M, N, K, dtype=np.float16):
+    a = RNG.standard_normal((M, K)).astype(dtype)
+    b = RNG.standard_normal((K, N)).astype(dtype)
+    return a, b, a.astype(np.float32) @ b.astype(np.float32)
+
+
+@pytest.mark.parametrize("use_descriptors", [False, True], ids=["pointers", "descriptors"])
+@pytest.mark.parametrize("shape", [(96, 64, 80), (40, 72, 32), (64, 64, 160)])
+def test_persistent_matmul_in_the_interpreter(use_descriptors, shape, monkeypatch):
+    """More tiles than programs (each program walks several), partial tiles at every edge."""
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    t = tutorial("09-persistent-matmul")
+    M, N, K = shape
+    a, b, expected = operands(M, N, K)
+    c = np.full((M, N), 7, np.float16)
+    t.matmul(a, b, c, use_descriptors, SMALL)
+    np.testing.assert_allclose(c.astype(np.float32), expected, rtol=1e-2, atol=5e-2)
+
+
+def test_the_persistent_descriptor_kernel_stages_its_k_loop_with_tma():
+    t = tutorial("09-persistent-matmul")
+    x = np.zeros((256, 256), np.float16)
+    spec = [runtime.specialize_argument(TensorDescriptor.from_tensor(x, blk))
+            for blk in ([128, 64], [64, 128], [128, 128])]
+    key = (*spec, ("i32", True), ("i32", True), ("i32", True), ("constexpr", 128),
+           ("constexpr", 128), ("constexpr", 64), ("constexpr", 8), ("constexpr", 132))
+    kernel = compile_specialized(t.matmul_persistent_tma, key,
+                                 CompileOptions(num_warps=8, num_stages=3))
+    tilegpu = kernel.asm["tilegpu"]
+    assert tilegpu.count("scf.for") == 2 and "!tilegpu.memdesc<[3, 128, 64], f16" in tilegpu
+    assert "is_async" in tilegpu and kernel.metadata["spill_stores"] == 0
+    assert "cp.async.bulk.tensor" in kernel.asm["ptx"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("use_descriptors", [False, True], ids=["pointers", "descriptors"])
+@pytest.mark.parametrize("shape, dtype", [((1000, 1024, 512), "float16"),
+                                          ((2048, 2048, 1024), "bfloat16"),
+                                          ((128, 256, 64), "float16")])
+def test_persistent_matmul_on_the_gpu(use_descriptors, shape, dtype):
+    torch = pytest.importorskip("torch")
+    t = tutorial("09-persistent-matmul")
+    M, N, K = shape
+    to = getattr(torch, dtype)
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    a = torch.randn((M, K), device="cuda", generator=gen).to(to)
+    b = torch.randn((K, N), device="cuda", generator=gen).to(to)
+    c = torch.full((M, N), 7.0, device="cuda").to(to)
+    kernel = t.matmul(a, b, c, use_descriptors)
+    assert ("tensormaps" in kernel.metadata) == use_descriptors
+    ref = a.float() @ b.float()
+    assert bool(((c.float() - ref).abs() <= 1e-2 * (ref.abs() + K ** 0.5)).all())

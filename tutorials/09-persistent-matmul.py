@@ -1,0 +1,136 @@
+"""Persistent matrix multiplication, through pointers and through tensor descriptors.
+
+A persistent kernel launches one program per SM (or fewer, when there are fewer tiles) and lets
+each program walk the output tiles `start, start + NUM_SMS, start + 2 NUM_SMS, ...` instead of
+launching one program per tile: the launch costs one wave, and a program's next tile starts as
+soon as its last one is done. The tiles are visited in groups of GROUP_SIZE_M rows, so tiles of
+A and B that programs running at the same time read are still in L2.
+
+Two kernels compute the same C = A @ B (fp16 or bf16 in, fp32 accumulation, C of the input
+type):
+- `matmul_persistent` reads A and B through pointers, masked along K, and writes C through
+  masked pointers;
+- `matmul_persistent_tma` takes host `TensorDescriptor`s of A, B and C: on Hopper tilec passes
+  each as a TMA map, the loads of the K loop are TMA copies staged `num_stages - 1` trips ahead
+  in rings of shared buffers that wgmma reads in place, and out-of-bounds rows and columns are
+  zeros (loads) or not written (stores).
+
+`tl.range(..., flatten=True)` is Triton's hint to flatten the two loops (so that one tile's
+epilogue overlaps the next tile's loads); tilec accepts it and compiles the loops as written.
+
+    python tutorials/09-persistent-matmul.py            # on the GPU (torch), both kernels
+    TILEC_INTERPRET=1 python tutorials/09-persistent-matmul.py   # NumPy, in the interpreter
+"""
+import os
+
+import numpy as np
+
+import tilec
+import tilec.language as tl
+from tilec.tools.tensor_descriptor import TensorDescriptor
+
+
+@tilec.jit
+def tile_coordinates(tile_id, num_pid_m, num_pid_n, GROUP_SIZE_M: tl.constexpr):
+    """(pid_m, pid_n) of output tile `tile_id` in the grouped order."""
+    group = GROUP_SIZE_M * num_pid_n
+    first_m = (tile_id // group) * GROUP_SIZE_M
+    rows = min(num_pid_m - first_m, GROUP_SIZE_M)
+    return first_m + (tile_id % group) % rows, (tile_id % group) // rows
+
+
+@tilec.jit
+def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                      stride_cm, stride_cn, BLOCK_SIZE_M: tl.constexpr,
+                      BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                      GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr):
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    for tile_id in tl.range(tl.program_id(0), num_pid_m * num_pid_n, NUM_SMS, flatten=True):
+        pid_m, pid_n = tile_coordinates(tile_id, num_pid_m, num_pid_n, GROUP_SIZE_M)
+        rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+        cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+        ks = tl.arange(0, BLOCK_SIZE_K)
+        a_ptrs = a_ptr + (rows % M)[:, None] * stride_am + ks[None, :] * stride_ak
+        b_ptrs = b_ptr + ks[:, None] * stride_bk + (cols % N)[None, :] * stride_bn
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+            left = K - k * BLOCK_SIZE_K
+            a = tl.load(a_ptrs, mask=ks[None, :] < left, other=0.0)
+            b = tl.load(b_ptrs, mask=ks[:, None] < left, other=0.0)
+            acc = tl.dot(a, b, acc)
+            a_ptrs += BLOCK_SIZE_K * stride_ak
+            b_ptrs += BLOCK_SIZE_K * stride_bk
+        c_ptrs = c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn
+        tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty),
+                 mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+@tilec.jit
+def matmul_persistent_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr,
+                          BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                          GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr):
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    for tile_id in tl.range(tl.program_id(0), num_pid_m * num_pid_n, NUM_SMS, flatten=True):
+        pid_m, pid_n = tile_coordinates(tile_id, num_pid_m, num_pid_n, GROUP_SIZE_M)
+        acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+            a = a_desc.load([pid_m * BLOCK_SIZE_M, k * BLOCK_SIZE_K])
+            b = b_desc.load([k * BLOCK_SIZE_K, pid_n * BLOCK_SIZE_N])
+            acc = tl.dot(a, b, acc)
+        c_desc.store([pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N], acc.to(c_desc.dtype))
+
+
+CONFIG = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8,
+              num_warps=8, num_stages=3)
+
+
+def sm_count(a) -> int:
+    """Programs to launch: the GPU's SMs (a few in the interpreter, which runs them in turn)."""
+    if isinstance(a, np.ndarray):
+        return 4
+    import torch
+    return torch.cuda.get_device_properties(a.device).multi_processor_count
+
+
+def matmul(a, b, c, use_descriptors: bool, config: dict = CONFIG):
+    """c = a @ b (NumPy arrays in the interpreter, torch CUDA tensors on the GPU) by one of
+    the persistent kernels; returns the kernel the launch ran."""
+    M, K = a.shape
+    _, N = b.shape
+    bm, bn, bk = config["BLOCK_SIZE_M"], config["BLOCK_SIZE_N"], config["BLOCK_SIZE_K"]
+    programs = min(sm_count(a), tilec.cdiv(M, bm) * tilec.cdiv(N, bn))
+    grid = (programs,)
+    if use_descriptors:
+        return matmul_persistent_tma[grid](
+            TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b, [bk, bn]),
+            TensorDescriptor.from_tensor(c, [bm, bn]), M, N, K, NUM_SMS=programs, **config)
+    item = a.itemsize if isinstance(a, np.ndarray) else a.element_size()
+
+    def strides(x):
+        return [s // item for s in x.strides] if isinstance(x, np.ndarray) else list(x.stride())
+    return matmul_persistent[grid](a, b, c, M, N, K, *strides(a), *strides(b), *strides(c),
+                                   NUM_SMS=programs, **config)
+
+
+if __name__ == "__main__":
+    rng = np.random.default_rng(0)
+    M, N, K = 1000, 1024, 512  # M not a multiple of the block: the last row of tiles is partial
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    expected = a.astype(np.float32) @ b.astype(np.float32)
+    for use_descriptors in (False, True):
+        if os.environ.get("TILEC_INTERPRET", "0") in ("", "0"):  # on the GPU
+            import torch
+            ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+            tc = torch.empty((M, N), device="cuda", dtype=torch.float16)
+            matmul(ta, tb, tc, use_descriptors)
+            c = tc.cpu().numpy()
+        else:
+            c = np.empty((M, N), np.float16)
+            matmul(a, b, c, use_descriptors, dict(CONFIG, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
+                                                  BLOCK_SIZE_K=32))
+        np.testing.assert_allclose(c.astype(np.float32), expected, rtol=1e-2, atol=1e-1)
+        print(f"persistent matmul ({'descriptors' if use_descriptors else 'pointers'}) matches "
+              "NumPy")
