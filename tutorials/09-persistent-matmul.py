@@ -31,9 +31,16 @@ from tilec.tools.tensor_descriptor import TensorDescriptor
 
 
 @tilec.jit
-def tile_coordinates(tile_id, num_pid_m, num_pid_n, GROUP_SIZE_M: tl.constexpr):
+def num_tiles(M, N, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr):
+    return tl.cdiv(M, BLOCK_SIZE_M) * tl.cdiv(N, BLOCK_SIZE_N)
+
+
+@tilec.jit
+def tile_coordinates(tile_id, M, N, BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                     GROUP_SIZE_M: tl.constexpr):
     """(pid_m, pid_n) of output tile `tile_id` in the grouped order."""
-    group = GROUP_SIZE_M * num_pid_n
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    group = GROUP_SIZE_M * tl.cdiv(N, BLOCK_SIZE_N)
     first_m = (tile_id // group) * GROUP_SIZE_M
     rows = min(num_pid_m - first_m, GROUP_SIZE_M)
     return first_m + (tile_id % group) % rows, (tile_id % group) // rows
@@ -44,10 +51,9 @@ def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride
                       stride_cm, stride_cn, BLOCK_SIZE_M: tl.constexpr,
                       BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
                       GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr):
-    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
-    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
-    for tile_id in tl.range(tl.program_id(0), num_pid_m * num_pid_n, NUM_SMS, flatten=True):
-        pid_m, pid_n = tile_coordinates(tile_id, num_pid_m, num_pid_n, GROUP_SIZE_M)
+    tiles = num_tiles(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N)
+    for tile_id in tl.range(tl.program_id(0), tiles, NUM_SMS, flatten=True):
+        pid_m, pid_n = tile_coordinates(tile_id, M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
         rows = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
         cols = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
         ks = tl.arange(0, BLOCK_SIZE_K)
@@ -70,10 +76,9 @@ def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride
 def matmul_persistent_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr,
                           BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
                           GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr):
-    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
-    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
-    for tile_id in tl.range(tl.program_id(0), num_pid_m * num_pid_n, NUM_SMS, flatten=True):
-        pid_m, pid_n = tile_coordinates(tile_id, num_pid_m, num_pid_n, GROUP_SIZE_M)
+    tiles = num_tiles(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N)
+    for tile_id in tl.range(tl.program_id(0), tiles, NUM_SMS, flatten=True):
+        pid_m, pid_n = tile_coordinates(tile_id, M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
         acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
         for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
             a = a_desc.load([pid_m * BLOCK_SIZE_M, k * BLOCK_SIZE_K])
