@@ -11,8 +11,8 @@ TensorDescriptors (tilec.tools.tensor_descriptor for tilec, triton.tools.tensor_
 Triton) with blocks [BLOCK_M, BLOCK_K], [BLOCK_K, BLOCK_N] and [BLOCK_M, BLOCK_N]; tilec passes
 each as a by-value TMA map and its loop's loads are TMA copies tilegpu-pipeline stages in
 mbarrier rings that wgmma reads in place. tilec's pointer kernel (matmul_kernel of the same
-file, bench/matmul.py's) runs the same configs for comparison, and cuBLAS runs as torch.matmul(a, b, out=c). Default
-shapes: 4096^3 and 8192^3 (issue 18's); configs: 128x128x64 with 8 warps and 3 stages,
+file, bench/matmul.py's) runs the same configs for comparison, and cuBLAS runs as
+torch.matmul(a, b, out=c). Default shapes: 4096^3 and 8192^3 (issue 18's); configs: 128x128x64 with 8 warps and 3 stages,
 128x256x64 with 8 warps and 3 and 4 stages, 128x128x64 with 4 warps and 4 stages.
 
 Every result is checked once against torch.matmul in fp32 (|c - ref| <= 1e-2 (|ref| +

@@ -16,8 +16,9 @@ after reads, and accesses to disjoint bytes, need none. Runs after
   not overwrite bytes others still read, but its own writes only count from the next
   `async_wait` on (the pipeliner reads a stage only after waiting for it): a barrier after
   that wait orders them before readers; a TMA copy's writes are ordered before every thread
-  that waits on its mbarrier by the wait itself (`wait_barrier`), so they need none; a copy marked `tilegpu.free_slot`
-  writes a slot whose readers the pipeliner has already ordered before it;
+  that waits on its mbarrier by the wait itself (`wait_barrier`), so they need none; a copy
+  marked `tilegpu.free_slot` writes a slot whose readers the pipeliner has already ordered
+  before it;
 - an existing `tilegpu.barrier` or `gpu.barrier` completes everything pending but copies.
 
 Example (two reductions across warps, both at offset 0):

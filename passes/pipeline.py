@@ -272,6 +272,25 @@ class _Pipeliner:
                 copy.owner.attributes[FREE_SLOT_ATTR] = ir.UnitAttr.get()
         tilegpu.async_commit_group()
 
+    def _move_body(self, new_loop) -> tuple[ir.Block, list[ir.Value], dict]:
+        """The loop's body moved into `new_loop` (which carries the old values first, then
+        the pipeline's), its induction variable and carried values renamed to the new loop's;
+        (the new body, its arguments, old value -> new) and `self.loop` follows the move."""
+        loop, op = self.loop, self.loop.op
+        if _STAGES_ATTR in op.attributes:
+            new_loop.operation.attributes[_STAGES_ATTR] = op.attributes[_STAGES_ATTR]
+        new_body = new_loop.body
+        new_args = list(new_body.arguments)
+        n_old = len(loop.args)
+        rename = dict(zip([loop.iv, *loop.args], new_args[:1 + n_old]))
+        for old, new in rename.items():
+            old.replace_all_uses_with(new)
+        for body_op in list(loop.body.operations):
+            new_body.append(body_op.operation)
+        loop.body = new_body
+        loop.iv, loop.args = new_args[0], new_args[1:1 + n_old]
+        return new_body, new_args, rename
+
     def _advance(self, advance_slice, carried, mapping: dict) -> list[ir.Value]:
         """The carried values one trip later (the yields' slice cloned with `mapping`)."""
         mapping = dict(mapping)
@@ -304,18 +323,8 @@ class _Pipeliner:
                 fetched = self.prefetch.load_step(views, 0)
             new_loop = scf.ForOp(lb, ub, step,
                                  inits + values + fetched + [_i32(0), _i32(D)])
-        if _STAGES_ATTR in op.attributes:
-            new_loop.operation.attributes[_STAGES_ATTR] = op.attributes[_STAGES_ATTR]
-        new_body = new_loop.body
-        new_args = list(new_body.arguments)
+        new_body, new_args, rename = self._move_body(new_loop)
         n_old = len(inits)
-        rename = dict(zip([loop.iv, *loop.args], new_args[:1 + n_old]))
-        for old, new in rename.items():
-            old.replace_all_uses_with(new)
-        for body_op in list(loop.body.operations):
-            new_body.append(body_op.operation)
-        loop.body = new_body
-        loop.iv, loop.args = new_args[0], new_args[1:1 + n_old]
         for stage in stages:
             stage.ptr = rename.get(stage.ptr, stage.ptr)
             stage.mask = rename.get(stage.mask, stage.mask) if stage.mask is not None else None
@@ -613,18 +622,8 @@ class _TmaPipeliner(_Pipeliner):
                 iv = arith.addi(iv, step)
             ahead_step = arith.muli(step, arith.constant(step.type, D))
             new_loop = scf.ForOp(lb, ub, step, inits + values + [_i32(0), _i32(D), _i32(0)])
-        if _STAGES_ATTR in op.attributes:
-            new_loop.operation.attributes[_STAGES_ATTR] = op.attributes[_STAGES_ATTR]
-        new_body = new_loop.body
-        new_args = list(new_body.arguments)
+        new_body, new_args, rename = self._move_body(new_loop)
         n_old = len(inits)
-        rename = dict(zip([loop.iv, *loop.args], new_args[:1 + n_old]))
-        for old, new in rename.items():
-            old.replace_all_uses_with(new)
-        for body_op in list(loop.body.operations):
-            new_body.append(body_op.operation)
-        loop.body = new_body
-        loop.iv, loop.args = new_args[0], new_args[1:1 + n_old]
         for stage in stages:  # a coordinate may be the induction variable itself
             stage.coords = [rename.get(c, c) for c in stage.coords]
         ahead = new_args[1 + n_old:1 + n_old + len(carried)]

@@ -21,9 +21,9 @@ from __future__ import annotations
 from mlir import ir
 
 from tilec.passbase import Pass, ops_in, register
+from tilec.tma import MAP_ALIGN, MAP_BYTES
 
 TENSORMAPS_ATTR = "tilec.tensormaps"
-MAP_BYTES, MAP_ALIGN = 128, 64
 
 
 def _by_value_map() -> ir.DictAttr:

@@ -410,7 +410,7 @@ SLOTS = {
     "fp16": Slot(2, 2, "e", None), "bf16": Slot(2, 2, "H", None, _bf16_bits),
     "fp32": Slot(4, 4, "f", 4), "fp64": Slot(8, 8, "d", 5), "pointer": Slot(8, 8, "Q", 6),
     # a TMA map (CUtensorMap), passed by value: 128 bytes on a 64-byte boundary
-    "tensormap": Slot(128, 64, "128s", 7),
+    "tensormap": Slot(tma.MAP_BYTES, tma.MAP_ALIGN, f"{tma.MAP_BYTES}s", 7),
 }
 
 
@@ -498,9 +498,9 @@ def with_tensor_maps(maps: list[TensorMapSource], values: list) -> list:
     for source in maps:
         made = source.encode(*(out[i] for i in source.inputs()))
         if type(made) is not bytes:  # (the C launcher's checks, the same errors)
-            raise TypeError(f"a TMA map is 128 bytes, got {type(made).__name__}")
-        if len(made) != 128:
-            raise ValueError(f"a TMA map is 128 bytes, got {len(made)}")
+            raise TypeError(f"a TMA map is {tma.MAP_BYTES} bytes, got {type(made).__name__}")
+        if len(made) != tma.MAP_BYTES:
+            raise ValueError(f"a TMA map is {tma.MAP_BYTES} bytes, got {len(made)}")
         out[source.param] = made
     return out
 

@@ -27,9 +27,6 @@ from tilec.dialects.tilegpu import MemDesc
 from tilec.lowering.context import Lowering, LoweringError, i32, owner_predicate, rule
 from tilec.lowering.shared_buffer import SMEM, SharedBuffer
 
-_BARRIER_BYTES = 8
-
-
 def _barrier(buffer: SharedBuffer, index: int = 0) -> ir.Value:
     """The address of barrier `index` of the buffer (a view of one starts at its origin)."""
     index += buffer.origin[0] if buffer.origin else 0
@@ -63,15 +60,17 @@ def lower_init_barrier(ctx: Lowering, op: ir.Operation):
 @rule("tilegpu.inval_barrier")
 def lower_inval_barrier(ctx: Lowering, op: ir.Operation):
     buffer: SharedBuffer = ctx.get(op.operands[0])
-    first = _thread0(ctx)
-    if first is None:  # a program of one thread
+
+    def invalidate():
         for index in range(math.prod(buffer.desc.shape)):
             nvvm.MBarrierInvalOp(_barrier(buffer, index))
+    first = _thread0(ctx)
+    if first is None:  # a program of one thread
+        invalidate()
         return []
     if_op = scf.IfOp(first, [], has_else=False)
     with ir.InsertionPoint(if_op.then_block):
-        for index in range(math.prod(buffer.desc.shape)):
-            nvvm.MBarrierInvalOp(_barrier(buffer, index))
+        invalidate()
         scf.YieldOp([])
     return []
 
