@@ -374,4 +374,15 @@ irdl.dialect @tile {
     irdl.operands(map: %map, offsets: variadic %offset)
     irdl.results(result: %result)
   }
+
+  // `value` written as the block of a host tensor descriptor at `offsets` by TMA, through the
+  // map parameter `map` (as tile.tma_load); elements outside the tensor are not written.
+  irdl.operation @tma_store {
+    %map = irdl.is !llvm.ptr
+    %value = irdl.base "!builtin.tensor"
+    %offset = irdl.is i32
+    %swizzle = irdl.base "#builtin.integer"
+    irdl.attributes { "swizzle" = %swizzle }
+    irdl.operands(map: %map, value: %value, offsets: variadic %offset)
+  }
 }

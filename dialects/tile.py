@@ -144,6 +144,11 @@ def tma_load(tensormap: ir.Value, offsets: Sequence[ir.Value], result: ir.Type,
                    {"swizzle": _i32(swizzle)}).result
 
 
+def tma_store(tensormap: ir.Value, value: ir.Value, offsets: Sequence[ir.Value],
+              swizzle: int) -> ir.Operation:
+    return _create("tma_store", [], [tensormap, value, *offsets], {"swizzle": _i32(swizzle)})
+
+
 def store(ptr: ir.Value, value: ir.Value, mask: ir.Value | None = None, cache: str = "none",
           evict: str = "evict_normal") -> ir.Operation:
     operands = [ptr, value] + ([mask] if mask is not None else [])

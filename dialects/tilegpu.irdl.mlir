@@ -238,4 +238,21 @@ irdl.dialect @tilegpu {
     %coord = irdl.is i32
     irdl.operands(map: %map, bar: %bar, dst: %dst, coords: variadic %coord)
   }
+
+  // A TMA store of `src` (an nvmma_shared buffer, one copy per column block) into the box at
+  // `coords` of the tensor `map` describes, by one thread, as one bulk group; elements outside
+  // the tensor are not written. The buffer may be written again only after a tma_store_wait.
+  irdl.operation @async_tma_copy_local_to_global {
+    %map = irdl.is !llvm.ptr
+    %src = irdl.base @tilegpu::@memdesc
+    %coord = irdl.is i32
+    irdl.operands(map: %map, src: %src, coords: variadic %coord)
+  }
+
+  // The storing thread waits until at most `pendings` of its TMA store groups still read
+  // shared memory (cp.async.bulk.wait_group.read).
+  irdl.operation @tma_store_wait {
+    %pendings = irdl.base "#builtin.integer"
+    irdl.attributes { "pendings" = %pendings }
+  }
 }

@@ -437,3 +437,13 @@ def wait_barrier(bar: ir.Value, phase: ir.Value) -> ir.Operation:
 def async_tma_copy_global_to_local(tensormap: ir.Value, bar: ir.Value, dst: ir.Value,
                                    coords: list[ir.Value]) -> ir.Operation:
     return _create("async_tma_copy_global_to_local", [], [tensormap, bar, dst, *coords])
+
+
+def async_tma_copy_local_to_global(tensormap: ir.Value, src: ir.Value,
+                                   coords: list[ir.Value]) -> ir.Operation:
+    return _create("async_tma_copy_local_to_global", [], [tensormap, src, *coords])
+
+
+def tma_store_wait(pendings: int) -> ir.Operation:
+    attrs = {"pendings": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), pendings)}
+    return _create("tma_store_wait", [], [], attrs)

@@ -239,7 +239,17 @@ TMA_SWIZZLES = (32, 64, 128)  # bytes: the spans TMA's swizzle modes and nvmma_s
 
 
 def _tma_load(op) -> str | None:
-    result, offsets = op.results[0].type, list(op.operands)[1:]
+    return _tma_block(op, op.results[0].type, list(op.operands)[1:])
+
+
+def _tma_store(op) -> str | None:
+    return _tma_block(op, op.operands[1].type, list(op.operands)[2:])
+
+
+def _tma_block(op, result: ir.Type, offsets: list) -> str | None:
+    """The block a TMA load or store moves, and its offsets and swizzle."""
+    if not _is_tensor(result):
+        return f"TMA moves blocks (tensors), got {result}"
     if len(offsets) != len(_shape(result)):
         return f"{len(offsets)} offsets for a block of rank {len(_shape(result))}"
     if any(size > 256 for size in _shape(result)):
@@ -249,7 +259,7 @@ def _tma_load(op) -> str | None:
     if swizzle not in TMA_SWIZZLES:
         return f"swizzle must be one of {list(TMA_SWIZZLES)} bytes, got {swizzle}"
     if bits not in (8, 16, 32):
-        return f"TMA loads move 8-, 16- or 32-bit elements, got {_element(result)}"
+        return f"TMA moves 8-, 16- or 32-bit elements, got {_element(result)}"
     if _shape(result)[-1] * bits // 8 % swizzle:
         return (f"the block's fastest dimension ({_shape(result)[-1]} x {_element(result)}) is "
                 f"not a whole number of {swizzle}-byte swizzle spans")
@@ -543,11 +553,28 @@ def _tma_copy(op) -> str | None:
     problem = _barriers(op.operands[1], one=True)
     if problem:
         return problem
-    desc, coords = _memdesc(op.operands[2].type), list(op.operands)[3:]
-    if not isinstance(desc.layout, NvmmaSharedLayout) or len(desc.shape) != desc.layout.rank:
-        return f"dst must be one buffer in an nvmma_shared layout, got {op.operands[2].type}"
-    if not desc.mutable:
+    desc = _memdesc(op.operands[2].type)
+    if desc is not None and not desc.mutable:
         return "copies into an immutable buffer"
+    return _tma_buffer("dst", op.operands[2], list(op.operands)[3:])
+
+
+def _tma_store_copy(op) -> str | None:
+    return _tma_buffer("src", op.operands[1], list(op.operands)[2:])
+
+
+def _tma_store_wait(op) -> str | None:
+    pendings = _int_attr(op, "pendings")
+    return None if pendings >= 0 else f"pendings must not be negative, got {pendings}"
+
+
+def _tma_buffer(what: str, buffer: ir.Value, coords: list) -> str | None:
+    """The shared buffer of a TMA copy: one tile in an nvmma_shared layout of whole column
+    blocks, one coordinate per dimension."""
+    desc = _memdesc(buffer.type)
+    if desc is None or not isinstance(desc.layout, NvmmaSharedLayout) or \
+            len(desc.shape) != desc.layout.rank:
+        return f"{what} must be one buffer in an nvmma_shared layout, got {buffer.type}"
     if len(coords) != len(desc.shape):
         return f"{len(coords)} coordinates for a buffer of rank {len(desc.shape)}"
     width = desc.shape[desc.layout.order[0]]
@@ -574,7 +601,9 @@ RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tilegpu.warpgroup_dot": _warpgroup_dot, "tilegpu.warpgroup_dot_wait": _warpgroup_dot_wait,
     "tile.tma_load": _tma_load, "tilegpu.init_barrier": _init_barrier,
     "tilegpu.inval_barrier": _inval_barrier, "tilegpu.wait_barrier": _wait_barrier,
-    "tilegpu.async_tma_copy_global_to_local": _tma_copy,
+    "tilegpu.async_tma_copy_global_to_local": _tma_copy, "tile.tma_store": _tma_store,
+    "tilegpu.async_tma_copy_local_to_global": _tma_store_copy,
+    "tilegpu.tma_store_wait": _tma_store_wait,
 }
 
 

@@ -8,7 +8,10 @@ After it runs:
 - `load`/`store` masks that are constant true are dropped, a `store` with a constant-false mask
   is erased and a `load` with a constant-false mask and an `other` is that `other`;
 - `tile` ops without side effects whose results are unused are erased, and identical ones
-  merged (upstream canonicalisation and cse cannot: IRDL ops declare no memory effects).
+  merged (upstream canonicalisation and cse cannot: IRDL ops declare no memory effects);
+- an integer remainder the axis analysis proves zero (`x % 8` of an `x` it knows to be a
+  multiple of 8, such as `pid * 64`) is the constant 0, so the checks built on it fold (the
+  TMA alignment test of `desc.load`/`desc.store`, see language/memory.py).
 
 Example:
     %q = "tile.addptr"(%p, %a) : (!tile.ptr<f32, 1 : i32>, i32) -> !tile.ptr<f32, 1 : i32>
@@ -23,6 +26,7 @@ from mlir import ir
 from mlir.dialects import arith
 from mlir.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
 
+from tilec.analysis import axis_info
 from tilec.analysis.constants import (constant_int, constant_value, is_constant_false,
                                       is_constant_true)
 from tilec.analysis.op_facts import erasable_when_unused, is_pure
@@ -196,12 +200,34 @@ def cse_pure_ops(module: ir.Operation) -> None:
             visit_block(block, {})
 
 
+def fold_known_remainders(module: ir.Operation) -> None:
+    """Integer `remsi`/`remui` results the axis analysis proves constant become constants."""
+    facts = axis_info.analyze(module)
+    known = []
+
+    def visit(op):
+        op = op.operation
+        if op.name in ("arith.remsi", "arith.remui") and \
+                isinstance(op.results[0].type, ir.IntegerType):
+            value = facts.get(op.results[0]).constant
+            if value is not None:
+                known.append((op, value))
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    for op, value in known:
+        with ir.InsertionPoint(op), op.location:
+            op.results[0].replace_all_uses_with(arith.constant(op.results[0].type, value))
+        op.erase()
+
+
 @register
 class TileCombine(Pass):
     name = "tile-combine"
     summary = "Canonicalise tile ops: fold addptr chains, constant splats and masks, erase dead ops"
 
     def run(self, module: ir.Operation) -> None:
+        fold_known_remainders(module)
         patterns = RewritePatternSet(module.context)
         for root, fns in PATTERNS.items():
             for fn in fns:

@@ -16,6 +16,10 @@ mbarrier of its own, and a `local_load` of the buffer into the default layout:
     %buf = local_alloc : memdesc<[M, N], f16, #tilegpu.nvmma_shared<128, 16, [1, 0]>>
     async_tma_copy_global_to_local %map, %bar, %buf, %offsets;  wait_barrier %bar, 0
     %x = local_load %buf;  inval_barrier %bar
+and a `tile.tma_store` the value written to such a buffer, fenced for the async proxy, copied
+out by TMA and waited for:
+    %buf = local_alloc %x;  fence_async_shared;  async_tma_copy_local_to_global %map, %buf,
+    %offsets;  tma_store_wait {pendings = 0}
 
 Example (num-warps=4):
     %r = "tile.make_range"() {end = 128 : i32, start = 0 : i32} : () -> tensor<128xi32>
@@ -96,6 +100,8 @@ class _Assigner:
             self.convert_operand(op, 1, tilegpu.tensor_layout(op.results[0].type))
         elif name == "tile.tma_load":
             _tma_copy(op)
+        elif name == "tile.tma_store":
+            _tma_store(op)
 
     def convert_operand(self, op: ir.Operation, index: int, layout) -> None:
         src = op.operands[index]
@@ -122,13 +128,33 @@ class _Assigner:
                 owner.operands[number] = back
 
 
+def _tma_layout(op: ir.Operation, block: ir.Type) -> NvmmaSharedLayout:
+    """The shared layout a TMA load or store of `block` moves through (its map's swizzle)."""
+    rank = len(block.shape)
+    swizzle = ir.IntegerAttr(op.attributes["swizzle"]).value
+    return NvmmaSharedLayout(swizzle, tile.element_type(block).width,
+                             tuple(range(rank - 1, -1, -1)))
+
+
+def _tma_store(op: ir.Operation) -> None:
+    """A tile.tma_store as the value written to shared memory, fenced for the async proxy,
+    copied out by TMA, and waited for (until then the buffer must not be reused)."""
+    value = op.operands[1]
+    desc = MemDesc(tuple(value.type.shape), str(tile.element_type(value.type)),
+                   _tma_layout(op, value.type), False)
+    with ir.InsertionPoint(op), op.location:
+        buf = tilegpu.local_alloc(desc, value)
+        tilegpu.fence_async_shared()
+        tilegpu.async_tma_copy_local_to_global(op.operands[0], buf, list(op.operands[2:]))
+        tilegpu.tma_store_wait(0)
+    op.erase()
+
+
 def _tma_copy(op: ir.Operation) -> None:
     """A tile.tma_load as its TMA copy into shared memory and a load of the buffer."""
     result = op.results[0]
     element = tile.element_type(result.type)
-    rank = len(result.type.shape)
-    swizzle = ir.IntegerAttr(op.attributes["swizzle"]).value
-    layout = NvmmaSharedLayout(swizzle, element.width, tuple(range(rank - 1, -1, -1)))
+    layout = _tma_layout(op, result.type)
     with ir.InsertionPoint(op), op.location:
         bar = tilegpu.local_alloc(tilegpu.barrier_memdesc())
         tilegpu.init_barrier(bar, 1)

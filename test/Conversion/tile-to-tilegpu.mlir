@@ -235,3 +235,51 @@ func.func @tma_load_layouts(%map: !llvm.ptr, %a: i32, %b: i32, %c: i32) {
   %y = "tile.tma_load"(%map, %a, %b, %c) {swizzle = 32 : i32} : (!llvm.ptr, i32, i32, i32) -> tensor<2x8x32xi8>
   return
 }
+
+// -----
+
+// A TMA store becomes the value written to shared memory, fenced for the async proxy, copied
+// out by TMA and waited for: the buffer is an immutable one (local_alloc of the value) in the
+// nvmma_shared layout of the store's swizzle (128 bytes of f16: 64-element column blocks), the
+// fence follows it, the copy takes the map, the buffer and the offsets as they were, and the
+// wait lets no store group still read the buffer (pendings 0). No tile.tma_store is left.
+// CHECK-LABEL: func.func @tma_store
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, [[X:%[^:]*]]: tensor<64x64xf16, #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>>, [[O0:%[^:]*]]: i32, [[O1:%[^:]*]]: i32)
+// CHECK-NEXT: [[Y:%.*]] = arith.addf [[X]], [[X]] : tensor<64x64xf16, #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>>
+// CHECK-NEXT: [[BUF:%.*]] = "tilegpu.local_alloc"([[Y]]) : (tensor<64x64xf16, #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>>) -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+// CHECK-NEXT: "tilegpu.fence_async_shared"() : () -> ()
+// CHECK-NEXT: "tilegpu.async_tma_copy_local_to_global"([[MAP]], [[BUF]], [[O0]], [[O1]]) : (!llvm.ptr, !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, i32, i32) -> ()
+// CHECK-NEXT: "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+// CHECK-NEXT: return
+// CHECK-NOT: tile.tma_store
+// W8-LABEL: func.func @tma_store
+// W8: "tilegpu.local_alloc"({{%.*}}) : (tensor<64x64xf16, #tilegpu.blocked<[1, 1], [1, 32], [4, 2], [1, 0]>>) -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+func.func @tma_store(%map: !llvm.ptr, %x: tensor<64x64xf16>, %o0: i32, %o1: i32) {
+  %y = arith.addf %x, %x : tensor<64x64xf16>
+  "tile.tma_store"(%map, %y, %o0, %o1) {swizzle = 128 : i32} : (!llvm.ptr, tensor<64x64xf16>, i32, i32) -> ()
+  return
+}
+
+// -----
+
+// The buffer's layout follows the store's swizzle and element width, as a load's does: 64-byte
+// swizzle of f32 (16-element column blocks), 32-byte swizzle of i8 in 3-D (order [2, 1, 0]).
+// Each store gets a buffer, a fence and a wait of its own, in program order, and the offsets
+// keep their order (outermost first).
+// CHECK-LABEL: func.func @tma_store_layouts
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, [[X:%[^:]*]]: tensor<32x16xf32, {{.*}}>, [[Y:%[^:]*]]: tensor<2x8x32xi8, {{.*}}>, [[A:%[^:]*]]: i32, [[B:%[^:]*]]: i32, [[C:%[^:]*]]: i32)
+// CHECK-NEXT: [[BUF0:%.*]] = "tilegpu.local_alloc"([[X]]) : {{.*}} -> !tilegpu.memdesc<[32, 16], f32, #tilegpu.nvmma_shared<64 : i32, 32 : i32, [1, 0]>, false>
+// CHECK-NEXT: "tilegpu.fence_async_shared"()
+// CHECK-NEXT: "tilegpu.async_tma_copy_local_to_global"([[MAP]], [[BUF0]], [[B]], [[A]])
+// CHECK-NEXT: "tilegpu.tma_store_wait"() {pendings = 0 : i32}
+// CHECK-NEXT: [[BUF1:%.*]] = "tilegpu.local_alloc"([[Y]]) : {{.*}} -> !tilegpu.memdesc<[2, 8, 32], i8, #tilegpu.nvmma_shared<32 : i32, 8 : i32, [2, 1, 0]>, false>
+// CHECK-NEXT: "tilegpu.fence_async_shared"()
+// CHECK-NEXT: "tilegpu.async_tma_copy_local_to_global"([[MAP]], [[BUF1]], [[A]], [[B]], [[C]])
+// CHECK-NEXT: "tilegpu.tma_store_wait"() {pendings = 0 : i32}
+// CHECK-NEXT: return
+// CHECK-NOT: tile.tma_store
+func.func @tma_store_layouts(%map: !llvm.ptr, %x: tensor<32x16xf32>, %y: tensor<2x8x32xi8>, %a: i32, %b: i32, %c: i32) {
+  "tile.tma_store"(%map, %x, %b, %a) {swizzle = 64 : i32} : (!llvm.ptr, tensor<32x16xf32>, i32, i32) -> ()
+  "tile.tma_store"(%map, %y, %a, %b, %c) {swizzle = 32 : i32} : (!llvm.ptr, tensor<2x8x32xi8>, i32, i32, i32) -> ()
+  return
+}

@@ -183,6 +183,22 @@ func.func @tma_load_missing_swizzle(%map: !llvm.ptr, %o: i32) {
 
 // -----
 
+func.func @tma_store_missing_swizzle(%map: !llvm.ptr, %x: tensor<64x64xf16>, %o: i32) {
+  // expected-error@+1 {{'tile.tma_store' op attribute "swizzle" is expected but not provided}}
+  "tile.tma_store"(%map, %x, %o, %o) : (!llvm.ptr, tensor<64x64xf16>, i32, i32) -> ()
+  return
+}
+
+// -----
+
+func.func @tma_store_wait_missing_pendings() {
+  // expected-error@+1 {{'tilegpu.tma_store_wait' op attribute "pendings" is expected but not provided}}
+  "tilegpu.tma_store_wait"() : () -> ()
+  return
+}
+
+// -----
+
 func.func @init_barrier_missing_count(%bar: !tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) {
   // expected-error@+1 {{'tilegpu.init_barrier' op attribute "count" is expected but not provided}}
   "tilegpu.init_barrier"(%bar) : (!tilegpu.memdesc<[1], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
@@ -372,6 +388,56 @@ func.func @tma_copy_barrier_not_memdesc(%map: !llvm.ptr, %bar: i64, %dst: !tileg
 
 // -----
 
+// TMA stores blocks: the value is a tensor (IRDL's base constraint; verify.py never sees a
+// scalar or a vector here).
+func.func @tma_store_scalar(%map: !llvm.ptr, %x: f16) {
+  // expected-error@+1 {{expected base type 'builtin.tensor' but got 'builtin.f16'}}
+  "tile.tma_store"(%map, %x) {swizzle = 128 : i32} : (!llvm.ptr, f16) -> ()
+  return
+}
+
+// -----
+
+func.func @tma_store_vector(%map: !llvm.ptr, %x: vector<64x64xf16>, %o: i32) {
+  // expected-error@+1 {{expected base type 'builtin.tensor' but got 'builtin.vector'}}
+  "tile.tma_store"(%map, %x, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, vector<64x64xf16>, i32, i32) -> ()
+  return
+}
+
+// -----
+
+func.func @tma_store_global_map(%map: !llvm.ptr<1>, %x: tensor<64x64xf16>, %o: i32) {
+  // expected-error@+1 {{expected '!llvm.ptr' but got '!llvm.ptr<1>'}}
+  "tile.tma_store"(%map, %x, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr<1>, tensor<64x64xf16>, i32, i32) -> ()
+  return
+}
+
+// -----
+
+func.func @tma_store_i64_offsets(%map: !llvm.ptr, %x: tensor<64x64xf16>, %o: i64) {
+  // expected-error@+1 {{expected 'i32' but got 'i64'}}
+  "tile.tma_store"(%map, %x, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, tensor<64x64xf16>, i64, i64) -> ()
+  return
+}
+
+// -----
+
+func.func @tma_store_copy_src_not_memdesc(%map: !llvm.ptr, %src: i64, %c: i32) {
+  // expected-error@+1 {{expected base type 'tilegpu.memdesc' but got 'builtin.integer'}}
+  "tilegpu.async_tma_copy_local_to_global"(%map, %src, %c, %c) : (!llvm.ptr, i64, i32, i32) -> ()
+  return
+}
+
+// -----
+
+func.func @tma_store_wait_float_pendings() {
+  // expected-error@+1 {{expected base attribute 'builtin.integer' but got 'builtin.float'}}
+  "tilegpu.tma_store_wait"() {pendings = 1.0 : f32} : () -> ()
+  return
+}
+
+// -----
+
 // --- operand and result counts -----------------------------------------------------------------
 
 func.func @broadcast_two_operands(%x: tensor<4xf32>) {
@@ -386,6 +452,15 @@ func.func @broadcast_two_operands(%x: tensor<4xf32>) {
 func.func @print_two_values(%x: i32) {
   // expected-error@+1 {{op expects at most 1 operands, but got 2}}
   "tile.print"(%x, %x) {prefix = "x", hex = false} : (i32, i32) -> ()
+  return
+}
+
+// -----
+
+// A TMA store has no result.
+func.func @tma_store_result(%map: !llvm.ptr, %x: tensor<64x64xf16>, %o: i32) {
+  // expected-error@+1 {{op expects exactly 0 results, but got 1}}
+  %0 = "tile.tma_store"(%map, %x, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, tensor<64x64xf16>, i32, i32) -> i32
   return
 }
 

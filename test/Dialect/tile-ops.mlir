@@ -160,6 +160,21 @@ func.func @tma_load(%map: !llvm.ptr, %i: i32, %j: i32) -> tensor<64x64xf16> {
   return %a : tensor<64x64xf16>
 }
 
+// A TMA store: the map, the value (the block), one i32 offset per dimension of it (1-D and
+// 3-D too) and the swizzle span; no result.
+// CHECK-LABEL: func.func @tma_store
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, [[A:%[^:]*]]: tensor<64x64xf16>, [[B:%[^:]*]]: tensor<128xf32>, [[C:%[^:]*]]: tensor<2x8x32xi8>, [[I:%[^:]*]]: i32, [[J:%[^:]*]]: i32)
+// CHECK: "tile.tma_store"([[MAP]], [[A]], [[I]], [[J]]) {swizzle = 128 : i32} : (!llvm.ptr, tensor<64x64xf16>, i32, i32) -> ()
+// CHECK: "tile.tma_store"([[MAP]], [[B]], [[J]]) {swizzle = 64 : i32} : (!llvm.ptr, tensor<128xf32>, i32) -> ()
+// CHECK: "tile.tma_store"([[MAP]], [[C]], [[J]], [[I]], [[J]]) {swizzle = 32 : i32} : (!llvm.ptr, tensor<2x8x32xi8>, i32, i32, i32) -> ()
+// CHECK: return
+func.func @tma_store(%map: !llvm.ptr, %a: tensor<64x64xf16>, %b: tensor<128xf32>, %c: tensor<2x8x32xi8>, %i: i32, %j: i32) {
+  "tile.tma_store"(%map, %a, %i, %j) {swizzle = 128 : i32} : (!llvm.ptr, tensor<64x64xf16>, i32, i32) -> ()
+  "tile.tma_store"(%map, %b, %j) {swizzle = 64 : i32} : (!llvm.ptr, tensor<128xf32>, i32) -> ()
+  "tile.tma_store"(%map, %c, %j, %i, %j) {swizzle = 32 : i32} : (!llvm.ptr, tensor<2x8x32xi8>, i32, i32, i32) -> ()
+  return
+}
+
 // --- dot ---------------------------------------------------------------------------------------
 
 // CHECK-LABEL: func.func @dot

@@ -131,6 +131,30 @@ func.func @mbarriers_and_tma(%map: !llvm.ptr, %x: i32, %y: i32, %phase: i32) {
   return
 }
 
+// A TMA store: the value written to an (immutable) nvmma_shared buffer, the proxy fence, the
+// copy out of the buffer (map, buffer, then one coordinate per dimension of the buffer; also
+// from a mutable buffer), and waits until at most `pendings` store groups still read shared
+// memory.
+// CHECK-LABEL: func.func @tma_store
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, [[V:%[^:]*]]: tensor<64x64xf16, #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>>, [[X:%[^:]*]]: i32, [[Y:%[^:]*]]: i32)
+// CHECK: [[BUF:%.*]] = "tilegpu.local_alloc"([[V]]) : (tensor<64x64xf16, #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>>) -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+// CHECK: "tilegpu.fence_async_shared"() : () -> ()
+// CHECK: "tilegpu.async_tma_copy_local_to_global"([[MAP]], [[BUF]], [[X]], [[Y]]) : (!llvm.ptr, !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, i32, i32) -> ()
+// CHECK: "tilegpu.tma_store_wait"() {pendings = 1 : i32} : () -> ()
+// CHECK: [[MBUF:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>
+// CHECK: "tilegpu.async_tma_copy_local_to_global"([[MAP]], [[MBUF]], [[Y]], [[X]]) : (!llvm.ptr, !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>, i32, i32) -> ()
+// CHECK: "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+func.func @tma_store(%map: !llvm.ptr, %v: tensor<64x64xf16, #blocked>, %x: i32, %y: i32) {
+  %buf = "tilegpu.local_alloc"(%v) : (tensor<64x64xf16, #blocked>) -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+  "tilegpu.fence_async_shared"() : () -> ()
+  "tilegpu.async_tma_copy_local_to_global"(%map, %buf, %x, %y) : (!llvm.ptr, !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, i32, i32) -> ()
+  "tilegpu.tma_store_wait"() {pendings = 1 : i32} : () -> ()
+  %mbuf = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>
+  "tilegpu.async_tma_copy_local_to_global"(%map, %mbuf, %y, %x) : (!llvm.ptr, !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>, i32, i32) -> ()
+  "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+  return
+}
+
 // --- tile ops on tensors with layouts ----------------------------------------------------------
 
 // Index tensors in slice layouts, expanded back to the parent layout and broadcast (the usual

@@ -148,6 +148,27 @@ func.func @valid_barrier_ring(%map: !llvm.ptr, %o: i32, %stage: i32) {
 
 // -----
 
+// TMA stores: a block of each element width and swizzle span, the fastest dimension of one
+// or of several swizzle spans; the store copy from an immutable buffer (what
+// convert-tile-to-tilegpu allocates from the value) and from a mutable one, in column blocks;
+// waits for no pending store group and for some. Nothing is reported.
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+func.func @valid_tma_store(%map: !llvm.ptr, %o: i32, %a: tensor<64x64xf16>, %b: tensor<32x16xf32>, %c: tensor<2x8x64xi8>, %d: tensor<64x256xbf16>, %src: !tilegpu.memdesc<[64, 128], f16, #nvmma, false>, %dst: !tilegpu.memdesc<[64, 64], f16, #nvmma, true>) {
+  "tile.tma_store"(%map, %a, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, tensor<64x64xf16>, i32, i32) -> ()
+  "tile.tma_store"(%map, %b, %o, %o) {swizzle = 64 : i32} : (!llvm.ptr, tensor<32x16xf32>, i32, i32) -> ()
+  "tile.tma_store"(%map, %c, %o, %o, %o) {swizzle = 32 : i32} : (!llvm.ptr, tensor<2x8x64xi8>, i32, i32, i32) -> ()
+  "tile.tma_store"(%map, %d, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, tensor<64x256xbf16>, i32, i32) -> ()
+  "tilegpu.async_tma_copy_local_to_global"(%map, %src, %o, %o) : (!llvm.ptr, !tilegpu.memdesc<[64, 128], f16, #nvmma, false>, i32, i32) -> ()
+  "tilegpu.async_tma_copy_local_to_global"(%map, %dst, %o, %o) : (!llvm.ptr, !tilegpu.memdesc<[64, 64], f16, #nvmma, true>, i32, i32) -> ()
+  "tilegpu.tma_store_wait"() {pendings = 1 : i32} : () -> ()
+  "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+  return
+}
+}
+
+// -----
+
 // Regions nested exactly MAX_NESTING (128) levels deep are still fine: the module's, the
 // function's, then 126 nested scf.if.
 func.func @nested(%c: i1) {
@@ -733,9 +754,9 @@ func.func @tma_load_swizzle(%map: !llvm.ptr, %o: i32) {
 
 // -----
 
-// 16 f64 are one 128-byte span, but TMA loads move no 64-bit elements.
+// 16 f64 are one 128-byte span, but TMA moves no 64-bit elements.
 func.func @tma_load_f64(%map: !llvm.ptr, %o: i32) {
-  // expected-error@+1 {{'tile.tma_load' op TMA loads move 8-, 16- or 32-bit elements, got f64}}
+  // expected-error@+1 {{'tile.tma_load' op TMA moves 8-, 16- or 32-bit elements, got f64}}
   %0 = "tile.tma_load"(%map, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<16x16xf64>
   return
 }
@@ -746,6 +767,33 @@ func.func @tma_load_f64(%map: !llvm.ptr, %o: i32) {
 func.func @tma_load_fastest_dimension(%map: !llvm.ptr, %o: i32) {
   // expected-error@+1 {{'tile.tma_load' op the block's fastest dimension (32 x f16) is not a whole number of 128-byte swizzle spans}}
   %0 = "tile.tma_load"(%map, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<64x32xf16>
+  return
+}
+
+// -----
+
+// A TMA store takes one offset per dimension of its value (the block), as a load does.
+func.func @tma_store_offsets(%map: !llvm.ptr, %x: tensor<64x64xf16>, %o: i32) {
+  // expected-error@+1 {{'tile.tma_store' op 3 offsets for a block of rank 2}}
+  "tile.tma_store"(%map, %x, %o, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, tensor<64x64xf16>, i32, i32, i32) -> ()
+  return
+}
+
+// -----
+
+// TMA stores no 64-bit elements either (the element is the value's).
+func.func @tma_store_f64(%map: !llvm.ptr, %x: tensor<16x16xf64>, %o: i32) {
+  // expected-error@+1 {{'tile.tma_store' op TMA moves 8-, 16- or 32-bit elements, got f64}}
+  "tile.tma_store"(%map, %x, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, tensor<16x16xf64>, i32, i32) -> ()
+  return
+}
+
+// -----
+
+// 32 f16 are half a 128-byte span: the value's fastest dimension is checked as a load's block is.
+func.func @tma_store_fastest_dimension(%map: !llvm.ptr, %x: tensor<64x32xf16>, %o: i32) {
+  // expected-error@+1 {{'tile.tma_store' op the block's fastest dimension (32 x f16) is not a whole number of 128-byte swizzle spans}}
+  "tile.tma_store"(%map, %x, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, tensor<64x32xf16>, i32, i32) -> ()
   return
 }
 
@@ -1472,6 +1520,61 @@ func.func @tma_copy_column_blocks_order(%map: !llvm.ptr, %bar: !tilegpu.memdesc<
   "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %dst, %c, %c) : (!llvm.ptr, !tilegpu.memdesc<[1], i64, #bs, true>, !tilegpu.memdesc<[96, 64], f16, #nvmma, true>, i32, i32) -> ()
   return
 }
+}
+
+// -----
+
+// A TMA store reads the nvmma_shared layout only.
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module {
+func.func @tma_store_copy_not_nvmma(%map: !llvm.ptr, %src: !tilegpu.memdesc<[64, 64], f16, #shared, false>, %c: i32) {
+  // expected-error@+1 {{'tilegpu.async_tma_copy_local_to_global' op src must be one buffer in an nvmma_shared layout, got !tilegpu.memdesc<[64, 64], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, false>}}
+  "tilegpu.async_tma_copy_local_to_global"(%map, %src, %c, %c) : (!llvm.ptr, !tilegpu.memdesc<[64, 64], f16, #shared, false>, i32, i32) -> ()
+  return
+}
+}
+
+// -----
+
+// From one buffer: not a whole multi-buffered ring.
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+module {
+func.func @tma_store_copy_stages(%map: !llvm.ptr, %src: !tilegpu.memdesc<[2, 64, 64], f16, #nvmma, true>, %c: i32) {
+  // expected-error@+1 {{'tilegpu.async_tma_copy_local_to_global' op src must be one buffer in an nvmma_shared layout, got !tilegpu.memdesc<[2, 64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>}}
+  "tilegpu.async_tma_copy_local_to_global"(%map, %src, %c, %c, %c) : (!llvm.ptr, !tilegpu.memdesc<[2, 64, 64], f16, #nvmma, true>, i32, i32, i32) -> ()
+  return
+}
+}
+
+// -----
+
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+module {
+func.func @tma_store_copy_coordinates(%map: !llvm.ptr, %src: !tilegpu.memdesc<[64, 64], f16, #nvmma, false>, %c: i32) {
+  // expected-error@+1 {{'tilegpu.async_tma_copy_local_to_global' op 1 coordinates for a buffer of rank 2}}
+  "tilegpu.async_tma_copy_local_to_global"(%map, %src, %c) : (!llvm.ptr, !tilegpu.memdesc<[64, 64], f16, #nvmma, false>, i32) -> ()
+  return
+}
+}
+
+// -----
+
+// 96 f16 columns are one and a half 64-element blocks of the 128-byte swizzle.
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+module {
+func.func @tma_store_copy_column_blocks(%map: !llvm.ptr, %src: !tilegpu.memdesc<[64, 96], f16, #nvmma, false>, %c: i32) {
+  // expected-error@+1 {{'tilegpu.async_tma_copy_local_to_global' op the fastest dimension (96) is not a whole number of 64-element column blocks}}
+  "tilegpu.async_tma_copy_local_to_global"(%map, %src, %c, %c) : (!llvm.ptr, !tilegpu.memdesc<[64, 96], f16, #nvmma, false>, i32, i32) -> ()
+  return
+}
+}
+
+// -----
+
+func.func @tma_store_wait_negative() {
+  // expected-error@+1 {{'tilegpu.tma_store_wait' op pendings must not be negative, got -1}}
+  "tilegpu.tma_store_wait"() {pendings = -1 : i32} : () -> ()
+  return
 }
 
 // -----

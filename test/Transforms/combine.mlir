@@ -205,3 +205,25 @@ func.func @in_loop(%p: !tile.ptr<f32, 1 : i32>, %n: index, %a: i32, %b: i32) -> 
   }
   return %sum : f32
 }
+
+// -----
+
+// A remainder the axis analysis proves zero is the constant 0, and what tests it folds (a
+// multiple of 64 is a multiple of 8); an unknown one, or one by a divisor the known power of
+// two need not contain, stays.
+// CHECK-LABEL: func.func @known_remainders
+// CHECK: [[M:%.*]] = arith.muli %arg0
+// CHECK-NOT: arith.remsi [[M]]
+// CHECK: [[R:%.*]] = arith.remsi %arg0, %c8
+// CHECK: [[S:%.*]] = arith.remui [[M]], %c6
+// CHECK: return %c0_i32, [[R]], [[S]]
+func.func @known_remainders(%x: i32) -> (i32, i32, i32) {
+  %c64 = arith.constant 64 : i32
+  %c8 = arith.constant 8 : i32
+  %c6 = arith.constant 6 : i32
+  %m = arith.muli %x, %c64 : i32
+  %a = arith.remsi %m, %c8 : i32
+  %b = arith.remsi %x, %c8 : i32
+  %c = arith.remui %m, %c6 : i32
+  return %a, %b, %c : i32, i32, i32
+}

@@ -461,3 +461,63 @@ func.func @tma_and_cp_async(%map: !llvm.ptr, %p: tensor<64x32x!tile.ptr<f16, 1 :
   "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
   return
 }
+
+// -----
+
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!sbuf = !tilegpu.memdesc<[64, 64], f16, #nvmma, false>
+
+// A TMA store as convert-tile-to-tilegpu leaves it: every thread writes its part of the value
+// (local_alloc), fences it for the async proxy, and thread 0's copy reads the whole buffer, so
+// the copy gets one barrier, after the fence (each thread fences its own writes before the
+// barrier hands them to thread 0). The wait touches no shared memory: nothing after the copy.
+// CHECK-LABEL: func.func @tma_store
+// CHECK-NEXT: [[BUF:%.*]] = "tilegpu.local_alloc"(%arg1) {tilegpu.bytes = 8192 : i32, tilegpu.offset = 0 : i32}
+// CHECK-NEXT: "tilegpu.fence_async_shared"() : () -> ()
+// CHECK-NEXT: "tilegpu.barrier"() : () -> ()
+// CHECK-NEXT: "tilegpu.async_tma_copy_local_to_global"(%arg0, [[BUF]], %arg2, %arg3)
+// CHECK-NEXT: "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+// CHECK-NEXT: return
+func.func @tma_store(%map: !llvm.ptr, %x: tensor<64x64xf16, #b>, %o0: i32, %o1: i32) {
+  %buf = "tilegpu.local_alloc"(%x) {tilegpu.offset = 0 : i32, tilegpu.bytes = 8192 : i32} : (tensor<64x64xf16, #b>) -> !sbuf
+  "tilegpu.fence_async_shared"() : () -> ()
+  "tilegpu.async_tma_copy_local_to_global"(%map, %buf, %o0, %o1) : (!llvm.ptr, !sbuf, i32, i32) -> ()
+  "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+  return
+}
+
+// -----
+
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!sbuf = !tilegpu.memdesc<[64, 64], f16, #nvmma, false>
+
+// Two TMA stores through the same bytes (the allocator reused them). The second local_alloc
+// writes what the first copy read (write after read): it gets a barrier, after the
+// tma_store_wait (thread 0 has waited for the copy's reads when the others pass it), not
+// before it. Its own copy gets one after its fence, as the first did.
+// CHECK-LABEL: func.func @tma_store_reused_bytes
+// CHECK-NEXT: [[BUF0:%.*]] = "tilegpu.local_alloc"(%arg1) {tilegpu.bytes = 8192 : i32, tilegpu.offset = 0 : i32}
+// CHECK-NEXT: "tilegpu.fence_async_shared"()
+// CHECK-NEXT: "tilegpu.barrier"()
+// CHECK-NEXT: "tilegpu.async_tma_copy_local_to_global"(%arg0, [[BUF0]], %arg3, %arg4)
+// CHECK-NEXT: "tilegpu.tma_store_wait"() {pendings = 0 : i32}
+// CHECK-NEXT: "tilegpu.barrier"()
+// CHECK-NEXT: [[BUF1:%.*]] = "tilegpu.local_alloc"(%arg2) {tilegpu.bytes = 8192 : i32, tilegpu.offset = 0 : i32}
+// CHECK-NEXT: "tilegpu.fence_async_shared"()
+// CHECK-NEXT: "tilegpu.barrier"()
+// CHECK-NEXT: "tilegpu.async_tma_copy_local_to_global"(%arg0, [[BUF1]], %arg4, %arg3)
+// CHECK-NEXT: "tilegpu.tma_store_wait"() {pendings = 0 : i32}
+// CHECK-NEXT: return
+func.func @tma_store_reused_bytes(%map: !llvm.ptr, %x: tensor<64x64xf16, #b>, %y: tensor<64x64xf16, #b>, %o0: i32, %o1: i32) {
+  %buf0 = "tilegpu.local_alloc"(%x) {tilegpu.offset = 0 : i32, tilegpu.bytes = 8192 : i32} : (tensor<64x64xf16, #b>) -> !sbuf
+  "tilegpu.fence_async_shared"() : () -> ()
+  "tilegpu.async_tma_copy_local_to_global"(%map, %buf0, %o0, %o1) : (!llvm.ptr, !sbuf, i32, i32) -> ()
+  "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+  %buf1 = "tilegpu.local_alloc"(%y) {tilegpu.offset = 0 : i32, tilegpu.bytes = 8192 : i32} : (tensor<64x64xf16, #b>) -> !sbuf
+  "tilegpu.fence_async_shared"() : () -> ()
+  "tilegpu.async_tma_copy_local_to_global"(%map, %buf1, %o1, %o0) : (!llvm.ptr, !sbuf, i32, i32) -> ()
+  "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+  return
+}

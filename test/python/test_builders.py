@@ -172,6 +172,7 @@ def build_tile_module() -> tuple[ir.Module, dict]:
         s["print_hex"] = tile.print_("x: ", s["bits"], hex=True)
         s["assert"] = tile.assert_(s["mask"], "out of bounds")
         s["tma"] = tile.tma_load(tensormap, [s["pid"], s["pid"]], tensor([64, 64], f16()), 128)
+        s["tma_store"] = tile.tma_store(tensormap, s["tma"], [s["pid"], s["pid"]], 128)
 
     args = [tile.ptr_type(f32()), tensor([4, 8], f32()), tensor([4, 8], f32()),
             tensor([4, 8], i32()), tensor([64, 32], f16()), tensor([32, 64], f16()),
@@ -320,6 +321,8 @@ def build_tilegpu_module() -> tuple[ir.Module, dict]:
                                                           [stage, stage])
         s["wait_barrier"] = tg.wait_barrier(s["bar"], stage)
         s["inval_barrier"] = tg.inval_barrier(s["bar"])
+        s["tma_store"] = tg.async_tma_copy_local_to_global(tensormap, s["tma_dst"], [stage, stage])
+        s["tma_store_wait"] = tg.tma_store_wait(0)
 
     args = [tensor([64, 32], f16(), BLOCKED), tensor([64, 32], tile.ptr_type(f16()), BLOCKED),
             tensor([64, 32], i1(), BLOCKED), tensor([64, 64], f32(), MMA), i32(),

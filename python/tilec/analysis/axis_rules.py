@@ -266,8 +266,9 @@ def _divi(a, op):
 @rule("arith.remsi", "arith.remui")
 def _remi(a, op):
     lhs, rhs = (a.get(v) for v in op.operands)
-    if rhs.constant == 1:
-        return AxisInfo.uniform(shape_of(op.result.type), 1, 0)
+    if rhs.constant == 1 or (rhs.constant is not None and rhs.constant > 0
+                             and lhs.element_divisibility() % rhs.constant == 0):
+        return AxisInfo.uniform(shape_of(op.result.type), 1, 0)  # every element divisible
     return _rem_info(lhs, rhs, _fold(a, op, _folder(op, lambda x, y: x - _int_div(x, y) * y)))
 
 

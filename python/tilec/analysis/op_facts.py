@@ -67,6 +67,7 @@ OP_FACTS: dict[str, OpFacts] = {
     "tile.store": _write("store", access=GLOBAL_WRITE),
     # a host descriptor's desc.load on sm_90 (convert-tile-to-tilegpu makes it a TMA copy)
     "tile.tma_load": OpFacts(effects="read"),
+    "tile.tma_store": _write(),
     "tile.dot": _none("dot"),
     "tile.reduce": _none("reduce", scratch=smem.reduce_scratch),
     "tile.scan": _none("associative_scan", scratch=smem.scan_scratch),
@@ -104,6 +105,9 @@ OP_FACTS: dict[str, OpFacts] = {
     # every thread reads the barrier; the TMA copies on it land (as at an async_wait)
     "tilegpu.wait_barrier": _write(access=SHARED_READ, buffer_operand=0),
     "tilegpu.async_tma_copy_global_to_local": _write(access=SHARED_COPY, buffer_operand=2),
+    # a TMA store reads its buffer (one thread, asynchronously: until its tma_store_wait)
+    "tilegpu.async_tma_copy_local_to_global": _write(access=SHARED_READ, buffer_operand=1),
+    "tilegpu.tma_store_wait": _write(),
 }
 
 _UPSTREAM_PURE = ("arith", "math")

@@ -7,7 +7,7 @@ interpreted on the thread.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, gpu, math
+from mlir.dialects import arith, gpu, math, scf
 
 from tilec.dialects import tile
 from tilec.language import builder as protocol
@@ -171,7 +171,17 @@ class MLIRBuilder(protocol.Builder):
         return self.inline_asm(asm, "=r" if ty.primitive_bitwidth == 32 else "=l", [], [ty],
                                False, 1)[0]
 
+    def if_(self, cond, then, otherwise, types=()):
+        op = scf.IfOp(cond.handle, [t.to_ir() for t in types], has_else=True)
+        for block, emit in ((op.then_block, then), (op.else_block, otherwise)):
+            with ir.InsertionPoint(block):
+                scf.YieldOp([v.handle for v in emit() or ()])
+        return [tensor(r, t) for r, t in zip(op.results, types)]
+
     # --- memory ---
+    def tma_store(self, tensormap, value, offsets, swizzle):
+        tile.tma_store(tensormap.handle, value.handle, [o.handle for o in offsets], swizzle)
+
     def tma_load(self, tensormap, offsets, ty, swizzle):
         return tensor(tile.tma_load(tensormap.handle, [o.handle for o in offsets], ty.to_ir(),
                                     swizzle), ty)

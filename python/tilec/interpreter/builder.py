@@ -383,7 +383,13 @@ class NumPyBuilder(protocol.Builder):
         raise SemanticError(f"tl.extra.cuda.{name}() runs on the GPU only: the interpreter "
                             "runs each program as one thread of Python")
 
+    def if_(self, cond, then, otherwise, types=()):
+        return list((then if bool(cond.data) else otherwise)() or ())
+
     # --- memory ---
+    def tma_store(self, tensormap, value, offsets, swizzle):
+        raise SemanticError("TMA maps exist in compiled kernels only")
+
     def tma_load(self, tensormap, offsets, ty, swizzle):
         # The interpreter's descriptors have no TMA map: desc.load reads through pointers.
         raise SemanticError("TMA maps exist in compiled kernels only")

@@ -114,12 +114,22 @@ class Builder:
         """tl.extra.cuda's globaltimer (int64), smid and num_threads (int32)."""
         raise NotImplementedError
 
+    def if_(self, cond, then, otherwise, types=()) -> list:
+        """The values of type `types` that `then()` returns where the scalar `cond` holds and
+        `otherwise()` where it does not (each emits the ops of its branch and returns a list
+        of tensors of those types)."""
+        raise NotImplementedError
+
     # --- memory ---
     def load(self, ptr, mask, other, cache: str, evict: str, volatile: bool):
         """The pointees of `ptr`; where `mask` is false, `other` (or undefined when None)."""
         raise NotImplementedError
 
     def store(self, ptr, value, mask, cache: str, evict: str) -> None:
+        raise NotImplementedError
+
+    def tma_store(self, tensormap, value, offsets, swizzle: int) -> None:
+        """`value` written as the block at `offsets` of the tensor the TMA map describes."""
         raise NotImplementedError
 
     def tma_load(self, tensormap, offsets, ty, swizzle: int):

@@ -251,10 +251,12 @@ def _descriptor_lanes(op: str, desc, offsets, _semantic):
 def _descriptor_load(desc, offsets, _semantic=None) -> tensor:
     """desc.load(offsets): the block at `offsets`, out-of-bounds elements the padding."""
     checked, at = block_pointer.check_descriptor_access(desc, offsets, "desc.load")
+    def through_pointers():
+        pointers, mask, other = _descriptor_lanes("load", desc, offsets, _semantic)
+        return _load_pointers(pointers, mask, other, _semantic=_semantic)
     if checked.tensormap is not None:
-        return memory.tma_load(checked, at)
-    pointers, mask, other = _descriptor_lanes("load", desc, offsets, _semantic)
-    return _load_pointers(pointers, mask, other, _semantic=_semantic)
+        return memory.tma_load(checked, at, through_pointers)
+    return through_pointers()
 
 
 def _check_block(desc, value, op: str):
@@ -270,9 +272,15 @@ def _check_block(desc, value, op: str):
 def _descriptor_store(desc, offsets, value, _semantic=None) -> None:
     """desc.store(offsets, value): `value` (of the block shape) written at `offsets`, the
     out-of-bounds elements dropped."""
-    pointers, mask, _ = _descriptor_lanes("store", desc, offsets, _semantic)
-    return _store_pointers(pointers, _check_block(_u(desc), value, "store"), mask,
-                           _semantic=_semantic)
+    checked, at = block_pointer.check_descriptor_access(desc, offsets, "desc.store")
+    value = _check_block(checked, value, "store")
+
+    def through_pointers():
+        pointers, mask, _ = _descriptor_lanes("store", desc, offsets, _semantic)
+        _store_pointers(pointers, value, mask, _semantic=_semantic)
+    if checked.tensormap is not None:
+        return memory.tma_store(checked, at, value, through_pointers)
+    return through_pointers()
 
 
 def _descriptor_atomic(kind):

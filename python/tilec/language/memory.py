@@ -4,7 +4,7 @@ from __future__ import annotations
 from tilec.language import dtypes as T
 from tilec.language.builder import current as _builder
 from tilec.language.core import SemanticError, tensor
-from tilec.language.semantic import broadcast_to, cast, compare, to_tensor
+from tilec.language.semantic import binary, broadcast_to, cast, compare, to_tensor
 
 _LOAD_CACHE = {"": "none", ".ca": "ca", ".cg": "cg", ".cv": "cv"}
 _STORE_CACHE = {"": "none", ".wb": "wb", ".cg": "cg", ".cs": "cs", ".wt": "wt"}
@@ -81,11 +81,41 @@ def load(ptr, mask=None, other=None, cache_modifier: str = "", eviction_policy: 
                            choice(_EVICT, eviction_policy, "eviction_policy"), bool(volatile))
 
 
-def tma_load(desc, offsets) -> tensor:
+# TMA moves a box only where its innermost coordinate is a multiple of 16 bytes, and stores one
+# only where every coordinate is also non-negative: any other box is an illegal instruction on
+# the H200 (measured with the swizzled maps tilec encodes), whatever its overlap with the
+# tensor; boxes past the far edges are fine. desc.load and desc.store therefore branch at run
+# time to the pointer path; tile-combine folds the test where the axis analysis knows the
+# offset's alignment (offsets such as pid * BLOCK or k * BLOCK_K), leaving the TMA copy alone,
+# which the pipeliner then stages in its rings.
+
+def _tma_aligned(desc, offsets):
+    step = 16 * 8 // desc.dtype.primitive_bitwidth
+    return compare("==", binary("%", offsets[-1], step), 0)
+
+
+def tma_load(desc, offsets, fallback) -> tensor:
     """desc.load(offsets) of a host descriptor the compiler moves with TMA (it gave the
-    descriptor its map parameter and swizzle)."""
+    descriptor its map parameter and swizzle); `fallback()` loads through pointers."""
     offsets = [cast(to_tensor(o), T.int32) for o in offsets]
-    return _builder().tma_load(desc.tensormap, offsets, desc.block_type, desc.tma_swizzle)
+    return _builder().if_(
+        _tma_aligned(desc, offsets),
+        lambda: [_builder().tma_load(desc.tensormap, offsets, desc.block_type,
+                                     desc.tma_swizzle)],
+        lambda: [fallback()], [desc.block_type])[0]
+
+
+def tma_store(desc, offsets, value, fallback) -> None:
+    """desc.store(offsets, value) of a host descriptor the compiler moves with TMA;
+    `fallback()` stores through pointers."""
+    check_writable(desc.base, "desc.store")
+    value = cast(to_tensor(value), desc.dtype)
+    offsets = [cast(to_tensor(o), T.int32) for o in offsets]
+    movable = _tma_aligned(desc, offsets)
+    for o in offsets:
+        movable = binary("&", movable, compare(">=", o, 0))
+    _builder().if_(movable, lambda: _builder().tma_store(desc.tensormap, value, offsets,
+                                                        desc.tma_swizzle), fallback)
 
 
 def store(ptr, value, mask=None, cache_modifier: str = "", eviction_policy: str = "") -> None:

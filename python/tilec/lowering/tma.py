@@ -1,6 +1,6 @@
 """Lowering of mbarriers and TMA copies: `init_barrier`, `inval_barrier`, `wait_barrier`,
-`async_tma_copy_global_to_local` (and `tile.tma_load`, which convert-tile-to-tilegpu has
-already turned into them).
+`async_tma_copy_global_to_local`, `async_tma_copy_local_to_global`, `tma_store_wait` (and
+`tile.tma_load`/`tile.tma_store`, which convert-tile-to-tilegpu has already turned into them).
 
 A buffer of barriers is `count` 8-byte mbarrier objects in shared memory. Thread 0 of the program
 initialises them (`mbarrier.init`, then `fence.mbarrier_init` so the async proxy sees the
@@ -11,6 +11,10 @@ fastest dimension, the whole tile along the others; block j goes `j * rows * swi
 at coordinate `coord + j * block_width`). Every thread waits with `mbarrier.try_wait.parity`
 in a loop until the phase of the given parity has completed, which happens when the bytes have
 landed: what the copy wrote is then visible to the threads that waited.
+
+A TMA store is thread 0's: one `cp.async.bulk.tensor` from shared memory per column block,
+committed as a bulk group; `tma_store_wait` is its `cp.async.bulk.wait_group.read`, after which
+the buffer may be written again (the other threads learn it at the next barrier).
 
 The map operand is the kernel's by-value map parameter (a generic `!llvm.ptr` to it); the
 coordinates go to the instruction innermost first.
@@ -40,10 +44,10 @@ def _thread0(ctx: Lowering) -> ir.Value:
     return owner_predicate(ctx, None, None)
 
 
-@rule("tile.tma_load")
-def lower_tma_load(ctx: Lowering, op: ir.Operation):
-    raise LoweringError(op, "tile.tma_load is tile IR: convert-tile-to-tilegpu turns it into a "
-                            "TMA copy into shared memory (run it first)")
+@rule("tile.tma_load", "tile.tma_store")
+def lower_tile_tma(ctx: Lowering, op: ir.Operation):
+    raise LoweringError(op, f"{op.name} is tile IR: convert-tile-to-tilegpu turns it into a "
+                            "TMA copy through shared memory (run it first)")
 
 
 @rule("tilegpu.init_barrier")
@@ -61,17 +65,10 @@ def lower_init_barrier(ctx: Lowering, op: ir.Operation):
 def lower_inval_barrier(ctx: Lowering, op: ir.Operation):
     buffer: SharedBuffer = ctx.get(op.operands[0])
 
-    def invalidate():
+    def inval():
         for index in range(math.prod(buffer.desc.shape)):
             nvvm.MBarrierInvalOp(_barrier(buffer, index))
-    first = _thread0(ctx)
-    if first is None:  # a program of one thread
-        invalidate()
-        return []
-    if_op = scf.IfOp(first, [], has_else=False)
-    with ir.InsertionPoint(if_op.then_block):
-        invalidate()
-        scf.YieldOp([])
+    _thread0_only(ctx, inval)
     return []
 
 
@@ -97,26 +94,63 @@ def lower_tma_copy(ctx: Lowering, op: ir.Operation):
     tensormap = ctx.get(op.operands[0])
     bar = _barrier(ctx.get(op.operands[1]))
     dst: SharedBuffer = ctx.get(op.operands[2])
-    coords = [ctx.get(v) for v in list(op.operands)[3:]]
-    desc: MemDesc = dst.desc
-    layout = desc.layout
-    fastest = layout.order[0]
-    width = layout.block_width
-    blocks = desc.shape[fastest] // width
-    block_bytes = math.prod(desc.shape) // blocks * storage_bytes(dst.element)
     first = _thread0(ctx)
-    nvvm.MBarrierArriveExpectTxOp(None, bar, i32(block_bytes * blocks), predicate=first)
+    nbytes = math.prod(dst.desc.shape) * storage_bytes(dst.element)
+    nvvm.MBarrierArriveExpectTxOp(None, bar, i32(nbytes), predicate=first)
     cluster = ir.Type.parse("!llvm.ptr<7>")
+    for base, coords in _column_blocks(dst, [ctx.get(v) for v in list(op.operands)[3:]]):
+        nvvm.CpAsyncBulkTensorGlobalToSharedClusterOp(
+            llvm.addrspacecast(cluster, base), tensormap, coords, bar, [], predicate=first)
+    return []
+
+
+def _column_blocks(buffer: SharedBuffer, coords: list[ir.Value]):
+    """(shared address, coordinates innermost first) of each column block of an nvmma_shared
+    buffer: block j is j * rows * swizzle bytes in, j * block_width elements along the
+    fastest dimension."""
+    desc: MemDesc = buffer.desc
+    fastest, width = desc.layout.order[0], desc.layout.block_width
+    blocks = desc.shape[fastest] // width
+    block_bytes = math.prod(desc.shape) // blocks * storage_bytes(buffer.element)
     byte = ir.IntegerType.get_signless(8)
     for j in range(blocks):
         at = list(coords)
+        base = buffer.base
         if j:
             at[fastest] = arith.addi(at[fastest], i32(j * width))
-            base = llvm.getelementptr(ir.Type.parse(SMEM), dst.base, [], [j * block_bytes],
+            base = llvm.getelementptr(ir.Type.parse(SMEM), buffer.base, [], [j * block_bytes],
                                       byte, 0)
-        else:
-            base = dst.base
-        nvvm.CpAsyncBulkTensorGlobalToSharedClusterOp(
-            llvm.addrspacecast(cluster, base), tensormap, list(reversed(at)), bar, [],
-            predicate=first)
+        yield base, list(reversed(at))
+
+
+@rule("tilegpu.async_tma_copy_local_to_global")
+def lower_tma_store_copy(ctx: Lowering, op: ir.Operation):
+    """Thread 0 stores each column block (cp.async.bulk.tensor shared::cta -> global) and
+    commits them as one bulk group."""
+    tensormap = ctx.get(op.operands[0])
+    src: SharedBuffer = ctx.get(op.operands[1])
+    first = _thread0(ctx)
+    for base, coords in _column_blocks(src, [ctx.get(v) for v in list(op.operands)[2:]]):
+        nvvm.CpAsyncBulkTensorSharedCTAToGlobalOp(tensormap, base, coords, predicate=first)
+    _thread0_only(ctx, nvvm.CpAsyncBulkCommitGroupOp)
     return []
+
+
+@rule("tilegpu.tma_store_wait")
+def lower_tma_store_wait(ctx: Lowering, op: ir.Operation):
+    pendings = ir.IntegerAttr(op.attributes["pendings"]).value
+    _thread0_only(ctx, lambda: nvvm.CpAsyncBulkWaitGroupOp(
+        ir.IntegerAttr.get(ir.IntegerType.get_signless(32), pendings), read=True))
+    return []
+
+
+def _thread0_only(ctx: Lowering, make) -> None:
+    """`make()` (an op without a predicate operand) in thread 0 only."""
+    first = _thread0(ctx)
+    if first is None:
+        make()
+        return
+    if_op = scf.IfOp(first, [], has_else=False)
+    with ir.InsertionPoint(if_op.then_block):
+        make()
+        scf.YieldOp([])

@@ -1,12 +1,14 @@
 // RUN: not tilec-opt %s --split-input-file --tilegpu-allocate-shared-memory --tilegpu-membar --convert-tilegpu-to-llvm 2>/dev/null | filecheck %s
-// The chunks that lower produce no diagnostics; the one with a tile.tma_load left produces
-// exactly the error it expects (and makes the first RUN line exit non-zero, hence `not`).
+// The chunks that lower produce no diagnostics; the ones with a tile.tma_load or a
+// tile.tma_store left produce exactly the errors they expect (and make the first RUN line exit
+// non-zero, hence `not`).
 // RUN: tilec-opt %s --split-input-file --verify-diagnostics --tilegpu-allocate-shared-memory --tilegpu-membar --convert-tilegpu-to-llvm
 // With cse after it, as the compiler's llvm stage runs it: the one-thread predicates are one value.
 // RUN: not tilec-opt %s --split-input-file --tilegpu-allocate-shared-memory --tilegpu-membar --convert-tilegpu-to-llvm --cse 2>/dev/null | filecheck %s --check-prefix=CSE
 // convert-tilegpu-to-llvm: mbarriers and TMA copies (init_barrier, inval_barrier,
-// wait_barrier, async_tma_copy_global_to_local; python/tilec/lowering/tma.py), and the kernel
-// parameters that are TMA maps listed on the gpu.func for tilegpu-tensormap-params.
+// wait_barrier, async_tma_copy_global_to_local, async_tma_copy_local_to_global,
+// tma_store_wait; python/tilec/lowering/tma.py), and the kernel parameters that are TMA maps
+// listed on the gpu.func for tilegpu-tensormap-params.
 
 // A tile.tma_load of a 64x64 fp16 block as convert-tile-to-tilegpu leaves it, on 4 warps. The
 // allocator puts the 8192-byte buffer (128-byte swizzle: on a 1024-byte period) at 0 and the
@@ -243,12 +245,103 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.threads_per_warp = 1 : i
 
 // -----
 
+// A tile.tma_store of a 64x128 fp16 block as convert-tile-to-tilegpu leaves it, on 4 warps:
+// the value written to an immutable nvmma_shared buffer (128-byte swizzle: two 64-column
+// blocks of 64 rows x 128 bytes = 8192 bytes each; the allocator puts it at 0), fenced for the
+// async proxy by every thread, then the barrier tilegpu-membar put before the copy (every
+// thread's writes and fence before thread 0 reads the buffer). Thread 0 stores each column
+// block from its shared::cta address, the coordinates innermost first (column, then row): the
+// second 8192 bytes in, at column + 64. Then thread 0 alone commits both copies as one bulk
+// group, and waits until none of its groups still reads shared memory (wait_group.read 0).
+// Nothing else follows the fence: the stores of the value all come before it.
+// CHECK-LABEL: gpu.func @tma_store
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, [[V:%[^:]*]]: f16, [[ROW:%[^:]*]]: i32, [[COL:%[^:]*]]: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>, tilec.tensormaps = array<i32: 0>}
+// CHECK: [[SMEM:%.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+// CHECK: llvm.store [[V]], {{%.*}} : f16, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.global.shared.cta [[MAP]], [[SMEM]], box{{\[}}[[COL]], [[ROW]]{{\]}}, predicate = [[T0:%[0-9]+]] : !llvm.ptr, <3>
+// CHECK-NEXT: [[C64:%.*]] = arith.constant 64 : i32
+// CHECK-NEXT: [[COL1:%.*]] = arith.addi [[COL]], [[C64]] : i32
+// CHECK-NEXT: [[BLOCK1:%.*]] = llvm.getelementptr [[SMEM]][8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.global.shared.cta [[MAP]], [[BLOCK1]], box{{\[}}[[COL1]], [[ROW]]{{\]}}, predicate = [[T0]] : !llvm.ptr, <3>
+// CHECK-NEXT: scf.if {{%[0-9]+}} {
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.if {{%[0-9]+}} {
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.return
+// The copies' predicate and the conditions of both branches are thread 0's, one value.
+// CSE-LABEL: gpu.func @tma_store
+// CSE: [[W:%.*]] = arith.andi {{%[0-9]+}}, %c3_i32 : i32
+// CSE-NEXT: [[W0:%.*]] = arith.cmpi eq, [[W]], %c0_i32 : i32
+// CSE-NEXT: [[T0:%.*]] = arith.andi {{%[0-9]+}}, [[W0]] : i1
+// CSE: nvvm.cp.async.bulk.tensor.global.shared.cta {{.*}} predicate = [[T0]]
+// CSE: nvvm.cp.async.bulk.tensor.global.shared.cta {{.*}} predicate = [[T0]]
+// CSE-NEXT: scf.if [[T0]] {
+// CSE-NEXT: nvvm.cp.async.bulk.commit.group
+// CSE-NEXT: }
+// CSE-NEXT: scf.if [[T0]] {
+// CSE-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!sbuf = !tilegpu.memdesc<[64, 128], f16, #nvmma, false>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @tma_store(%map: !llvm.ptr, %v: f16, %row: i32, %col: i32) {
+    %x = "tile.splat"(%v) : (f16) -> tensor<64x128xf16, #b>
+    %buf = "tilegpu.local_alloc"(%x) : (tensor<64x128xf16, #b>) -> !sbuf
+    "tilegpu.fence_async_shared"() : () -> ()
+    "tilegpu.async_tma_copy_local_to_global"(%map, %buf, %row, %col) : (!llvm.ptr, !sbuf, i32, i32) -> ()
+    "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+    return
+  }
+}
+
+// -----
+
+// A program of one thread stores without a predicate and commits and waits without a branch;
+// the wait keeps its count of pending groups. A buffer of one column block is one copy.
+// CHECK-LABEL: gpu.func @one_thread_store
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, [[ROW:%[^:]*]]: i32, [[COL:%[^:]*]]: i32)
+// CHECK: [[SMEM:%.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+// CHECK-NOT: scf.if
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta [[MAP]], [[SMEM]], box{{\[}}[[COL]], [[ROW]]{{\]}} : !llvm.ptr, <3>
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 2 {read}
+// CHECK-NEXT: gpu.return
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!sbuf = !tilegpu.memdesc<[8, 64], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.threads_per_warp = 1 : i32} {
+  func.func @one_thread_store(%map: !llvm.ptr, %row: i32, %col: i32) {
+    %buf = "tilegpu.local_alloc"() : () -> !sbuf
+    "tilegpu.async_tma_copy_local_to_global"(%map, %buf, %row, %col) : (!llvm.ptr, !sbuf, i32, i32) -> ()
+    "tilegpu.tma_store_wait"() {pendings = 2 : i32} : () -> ()
+    return
+  }
+}
+
+// -----
+
 // A tile.tma_load is tile IR: it is an error here, at its location.
 #b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
   func.func @tile_ir(%map: !llvm.ptr, %o: i32) {
-    // expected-error@+1 {{tile.tma_load is tile IR: convert-tile-to-tilegpu turns it into a TMA copy into shared memory (run it first)}}
+    // expected-error@+1 {{tile.tma_load is tile IR: convert-tile-to-tilegpu turns it into a TMA copy through shared memory (run it first)}}
     %x = "tile.tma_load"(%map, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<64x64xf16, #b>
+    return
+  }
+}
+
+// -----
+
+// A tile.tma_store is tile IR too: the same error, naming it.
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @tile_ir_store(%map: !llvm.ptr, %v: f16, %o: i32) {
+    %x = "tile.splat"(%v) : (f16) -> tensor<64x64xf16, #b>
+    // expected-error@+1 {{tile.tma_store is tile IR: convert-tile-to-tilegpu turns it into a TMA copy through shared memory (run it first)}}
+    "tile.tma_store"(%map, %x, %o, %o) {swizzle = 128 : i32} : (!llvm.ptr, tensor<64x64xf16, #b>, i32, i32) -> ()
     return
   }
 }
