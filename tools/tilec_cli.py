@@ -3,12 +3,15 @@
     tilec compile FILE.py:KERNEL --signature '*fp32,*fp32,i32' --constexpr BLOCK=1024 \
         --target sm_90a --emit tile,ptx,cubin -o DIR
     tilec cache list|show KEY|size|clear
+    tilec cache remote status|list|clear
 
 `compile` compiles a kernel ahead of time (no GPU needed) and prints the requested text stages,
 or writes them to `-o DIR` (KERNEL.STAGE.mlir, KERNEL.ptx, KERNEL.cubin) with
 KERNEL.metadata.json, which `tilec.load(DIR)` launches (see tilec/aot.py). `--signature` lists
 the types of the runtime parameters in order, skipping those fixed with `--constexpr`.
-`cache` inspects the kernel disk cache ($TILEC_CACHE_DIR, else ~/.cache/tilec).
+`cache` inspects the kernel disk cache ($TILEC_CACHE_DIR, else ~/.cache/tilec); `cache remote`
+the remote level $TILEC_REMOTE_CACHE names (a Redis server): its state, and this compiler's
+entries (kernels and autotuning results), which `clear` deletes.
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-from tilec import aot, autotune_store
+from tilec import aot, autotune_store, remote_cache
 from tilec.cache import KernelCache
 from tilec.compiler import STAGE_NAMES
 from tilec.compiler import compile as compile_kernel
@@ -139,7 +142,34 @@ def _resolve_key(cache, prefix: str) -> str:
     return matches[0]
 
 
+def cmd_remote_cache(what: str | None) -> int:
+    remote = remote_cache.backend()
+    if remote is None:
+        raise ValueError(f"no remote cache: set {remote_cache.ENV}=redis://host:port/db")
+    if what not in ("status", "list", "clear"):
+        raise ValueError("tilec cache remote needs status, list or clear")
+    try:
+        if what == "status":
+            for field, value in remote.status().items():
+                print(f"{field}: {value}")
+        elif what == "list":
+            entries = remote.keys()
+            for kind, key, size in entries:
+                print(f"{key}  {human_size(size):>10}  {kind}")
+            print(f"{_entries(len(entries))} of this compiler on {remote.shown}", file=sys.stderr)
+        else:
+            removed = remote.clear()
+            print(f"removed {_entries(removed)} of this compiler from {remote.shown}")
+    except Exception as err:  # noqa: BLE001  (the server's errors, shown without credentials)
+        message = remote_cache._scrubbed(f"{type(err).__name__}: {err}", remote.url)
+        print(f"tilec: remote cache {remote.shown} unavailable: {message}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_cache(args) -> int:
+    if args.action == "remote":
+        return cmd_remote_cache(args.key)
     cache = KernelCache()
     if args.action == "list":
         keys = cache.keys()
@@ -194,8 +224,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="write the stages and KERNEL.metadata.json (for tilec.load) here")
     p.set_defaults(run=cmd_compile)
     p = sub.add_parser("cache", help="inspect or clear the kernel disk cache ($TILEC_CACHE_DIR)")
-    p.add_argument("action", choices=["list", "show", "size", "clear"])
-    p.add_argument("key", nargs="?", help="for show: a key, or the start of one")
+    p.add_argument("action", choices=["list", "show", "size", "clear", "remote"])
+    p.add_argument("key", nargs="?", help="for show: a key, or the start of one; for remote: "
+                                          "status, list or clear")
     p.set_defaults(run=cmd_cache)
     args = parser.parse_args(argv)
     try:

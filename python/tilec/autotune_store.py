@@ -6,7 +6,10 @@ config pruned at compile time) and the index of the winner. A file is written to
 name beside its place and renamed over it, so readers see a whole file or none. A file that does
 not parse, or does not describe the config list asked about, is ignored (the caller tunes again
 and overwrites it): a stored result is never trusted beyond what it can be checked against.
-``TILEC_AUTOTUNE_CACHE=0`` turns the store off.
+``TILEC_AUTOTUNE_CACHE=0`` turns the store off. With ``TILEC_REMOTE_CACHE`` set the store has a
+second level on the Redis server (remote_cache.py): a record missing here is looked up there
+(checksummed, checked like a local one, then written here), and every record stored is stored
+there too.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tilec import remote_cache
 from tilec.cache import cache_dir, make_key
 from tilec.compiler import compiler_versions
 
@@ -57,10 +61,33 @@ def clear() -> int:
     return removed
 
 
+_REMOTE_FILE = "record.json"
+
+
 def load(key: str, configs: list[str]) -> TuningRecord | None:
-    """The stored record for `key` if there is a readable one about exactly `configs`."""
+    """The stored record for `key` if there is a readable one about exactly `configs`, here
+    or on the remote level."""
     try:
-        data = json.loads(path_for(key).read_text())
+        record = _parse(path_for(key).read_bytes(), configs)
+    except OSError:
+        record = None
+    if record is not None:
+        remote_cache.log(f"local hit autotune {key[:16]}")
+        return record
+    remote = remote_cache.backend()
+    files = remote.get("autotune", key) if remote is not None else None
+    record = _parse(files[_REMOTE_FILE], configs) if files and _REMOTE_FILE in files else None
+    if record is None:
+        remote_cache.log(f"miss autotune {key[:16]}")
+        return None
+    remote_cache.log(f"remote hit autotune {key[:16]}")
+    _write(key, files[_REMOTE_FILE])
+    return record
+
+
+def _parse(raw: bytes, configs: list[str]) -> TuningRecord | None:
+    try:
+        data = json.loads(raw)
         if data.get("format") != FORMAT or data.get("configs") != configs:
             return None
         best, timings = data["best"], data["timings"]
@@ -76,15 +103,23 @@ def load(key: str, configs: list[str]) -> TuningRecord | None:
 def store(key: str, configs: list[str], record: TuningRecord, about: dict) -> None:
     """Write `record` atomically; `about` (kernel name, key values, device) is for people
     reading the file. A store that cannot be written only costs a tuning next time."""
-    path = path_for(key)
     data = {"format": FORMAT, **about, "configs": configs, "timings": record.timings,
             "best": record.best}
+    raw = json.dumps(data, indent=1).encode()
+    _write(key, raw)
+    remote = remote_cache.backend()
+    if remote is not None:
+        remote.put("autotune", key, {_REMOTE_FILE: raw})
+
+
+def _write(key: str, raw: bytes) -> None:
+    path = path_for(key)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=path.parent)
         try:
-            with os.fdopen(fd, "w") as file:
-                json.dump(data, file, indent=1)
+            with os.fdopen(fd, "wb") as file:
+                file.write(raw)
             os.replace(temp, path)
         except BaseException:
             os.unlink(temp)

@@ -16,6 +16,7 @@ import os
 import platform
 import re
 import subprocess
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ from tilec.frontend.codegen import CodeGenerator
 from tilec.kernel import JITFunction, jit_function_of
 from tilec.language.block_pointer import tensor_descriptor
 from tilec.language.core import tensor
-from tilec import tma
+from tilec import remote_cache, tma
 from tilec.analysis.wgmma import nvmma_layout
 from tilec.language.dtypes import dtype, parse_type, tensormap_type
 from tilec.passmanager import PipelineOptions, parse_pipeline, run_pipeline
@@ -305,11 +306,35 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
             if tensormap is not None:  # its map follows its parts
                 tensormaps.append(tensormap)
                 params.append(KernelParam(f"{p.name}.{MAP_PART}", tensormap_type(), False))
-    complete = stop_after == "cubin"
-    cache_key = cache_key_of(fn, key, options) if complete else None
-    cached = _from_cache(cache_key, fn, params, constants, options) if complete else None
+    if stop_after != "cubin":
+        return _compile(fn, key, options, stop_after, params, constants, tensormaps)
+    cache_key = cache_key_of(fn, key, options)
+    cached = _from_cache(cache_key, fn, params, constants, options)
     if cached is not None:
         return cached
+    remote = remote_cache.backend() if cache_enabled() else None
+    token = remote.lock("kernel", cache_key) if remote is not None else None
+    if remote is not None and token is None:  # another process compiles it: wait for it
+        if remote.wait("kernel", cache_key) is not None:
+            cached = _from_cache(cache_key, fn, params, constants, options)
+            if cached is not None:
+                return cached
+        token = remote.lock("kernel", cache_key)
+    try:
+        started = time.perf_counter()
+        kernel = _compile(fn, key, options, stop_after, params, constants, tensormaps)
+        remote_cache.log(f"compiled {fn.__name__} {cache_key[:16]} in "
+                         f"{time.perf_counter() - started:.2f} s")
+        _to_cache(cache_key, kernel)
+        return kernel
+    finally:
+        if token is not None:
+            remote.unlock("kernel", cache_key, token)
+
+
+def _compile(fn: JITFunction, key: tuple, options: CompileOptions, stop_after: str, params,
+             constants, tensormaps) -> CompiledKernel:
+    """compile_specialized's compilation proper (no cache)."""
     context = make_context()
     descriptors = {p.name: 0 for p, k in zip(fn.params, key) if k[0] == "descriptor"}
     descriptors.update({m["name"]: m["swizzle"] for m in tensormaps})
@@ -343,7 +368,6 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
     _warn_of_spills(fn, metadata)
     kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
     _dump(kernel)
-    _to_cache(cache_key, kernel)
     return kernel
 
 
@@ -507,8 +531,17 @@ def _from_cache(cache_key: str, fn, params, constants, options) -> CompiledKerne
     if not cache_enabled():
         return None
     cache = KernelCache()
-    files = cache.get(cache_key)
+    files, level = cache.get(cache_key), "local"
+    remote = remote_cache.backend()
+    if files is None and remote is not None:
+        files, level = remote.get("kernel", cache_key), "remote"
+        if files is not None:
+            try:
+                cache.put(cache_key, files)  # the next process on this host reads it locally
+            except OSError:
+                pass
     if files is None:
+        remote_cache.log(f"miss {fn.__name__} {cache_key[:16]}")
         return None
     try:
         metadata = json.loads(files["metadata.json"])
@@ -526,7 +559,11 @@ def _from_cache(cache_key: str, fn, params, constants, options) -> CompiledKerne
             cache.remove(cache_key)
         except OSError:
             pass  # a read-only cache: compile in memory, as for a corrupt entry
+        if remote is not None and level == "remote":
+            remote.remove("kernel", cache_key)
+        remote_cache.log(f"unusable {level} entry {fn.__name__} {cache_key[:16]}: rebuilding")
         return None
+    remote_cache.log(f"{level} hit {fn.__name__} {cache_key[:16]}")
     kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
     _dump(kernel)
     return kernel
@@ -543,6 +580,9 @@ def _to_cache(cache_key: str, kernel: CompiledKernel) -> None:
         KernelCache().put(cache_key, files)
     except OSError:
         pass  # an unwritable cache only costs a recompilation next time
+    remote = remote_cache.backend()
+    if remote is not None:
+        remote.put("kernel", cache_key, files)
 
 
 MAP_PART = "map"  # a TMA descriptor's map parameter is named `name.map`
