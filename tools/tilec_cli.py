@@ -24,7 +24,7 @@ from pathlib import Path
 
 from tilec import aot, autotune_store, remote_cache
 from tilec.cache import KernelCache
-from tilec.compiler import STAGE_NAMES
+from tilec.compiler import STAGE_NAMES, compiler_versions
 from tilec.compiler import compile as compile_kernel
 from tilec.errors import BackendUnavailable, CompilationError, OutOfResources
 from tilec.kernel import jit_function_of
@@ -143,7 +143,7 @@ def _resolve_key(cache, prefix: str) -> str:
 
 
 def cmd_remote_cache(what: str | None) -> int:
-    remote = remote_cache.backend()
+    remote = remote_cache.backend(compiler_versions)
     if remote is None:
         raise ValueError(f"no remote cache: set {remote_cache.ENV}=redis://host:port/db")
     if what not in ("status", "list", "clear"):

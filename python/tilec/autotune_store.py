@@ -74,7 +74,7 @@ def load(key: str, configs: list[str]) -> TuningRecord | None:
     if record is not None:
         remote_cache.log(f"local hit autotune {key[:16]}")
         return record
-    remote = remote_cache.backend()
+    remote = remote_cache.backend(compiler_versions)
     files = remote.get("autotune", key) if remote is not None else None
     record = _parse(files[_REMOTE_FILE], configs) if files and _REMOTE_FILE in files else None
     if record is None:
@@ -107,7 +107,7 @@ def store(key: str, configs: list[str], record: TuningRecord, about: dict) -> No
             "best": record.best}
     raw = json.dumps(data, indent=1).encode()
     _write(key, raw)
-    remote = remote_cache.backend()
+    remote = remote_cache.backend(compiler_versions)
     if remote is not None:
         remote.put("autotune", key, {_REMOTE_FILE: raw})
 

@@ -312,7 +312,7 @@ def compile_specialized(fn: JITFunction, key: tuple, options: CompileOptions,
     cached = _from_cache(cache_key, fn, params, constants, options)
     if cached is not None:
         return cached
-    remote = remote_cache.backend() if cache_enabled() else None
+    remote = remote_cache.backend(compiler_versions) if cache_enabled() else None
     token = remote.lock("kernel", cache_key) if remote is not None else None
     if remote is not None and token is None:  # another process compiles it: wait for it
         if remote.wait("kernel", cache_key) is not None:
@@ -532,7 +532,7 @@ def _from_cache(cache_key: str, fn, params, constants, options) -> CompiledKerne
         return None
     cache = KernelCache()
     files, level = cache.get(cache_key), "local"
-    remote = remote_cache.backend()
+    remote = remote_cache.backend(compiler_versions)
     if files is None and remote is not None:
         files, level = remote.get("kernel", cache_key), "remote"
         if files is not None:
@@ -580,7 +580,7 @@ def _to_cache(cache_key: str, kernel: CompiledKernel) -> None:
         KernelCache().put(cache_key, files)
     except OSError:
         pass  # an unwritable cache only costs a recompilation next time
-    remote = remote_cache.backend()
+    remote = remote_cache.backend(compiler_versions)
     if remote is not None:
         remote.put("kernel", cache_key, files)
 

@@ -40,7 +40,9 @@ import struct
 import sys
 import time
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+
+from tilec.cache import _check_name, make_key
 
 ENV = "TILEC_REMOTE_CACHE"
 TIMEOUT_ENV = "TILEC_REMOTE_CACHE_TIMEOUT"
@@ -74,11 +76,9 @@ def redacted(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
 
 
-def compiler_tag() -> str:
-    """16 hex digits naming this compiler (its versions), the namespace of its entries."""
-    from tilec.cache import make_key
-    from tilec.compiler import compiler_versions
-    return make_key("remote-namespace", versions=compiler_versions())[:16]
+def compiler_tag(versions: Mapping[str, str]) -> str:
+    """16 hex digits naming a compiler (its versions), the namespace of its entries."""
+    return make_key("remote-namespace", versions=versions)[:16]
 
 
 # --- the value format -------------------------------------------------------------------------
@@ -94,7 +94,6 @@ def encode(kind: str, key: str, tag: str, files: Mapping[str, bytes]) -> bytes:
 
 def decode(value: bytes, kind: str, key: str, tag: str) -> dict[str, bytes] | None:
     """The files of a value written by `encode` for exactly this entry, or None."""
-    from tilec.cache import _check_name
     try:
         if not isinstance(value, bytes) or not value.startswith(MAGIC):
             return None
@@ -130,8 +129,10 @@ class RemoteCache:
     """The Redis level for `url`; every method absorbs the server's faults (see the module
     docstring): reads miss, writes are dropped, and `available` turns False for a while."""
 
-    def __init__(self, url: str, timeout: float | None = None):
+    def __init__(self, url: str, versions: Callable[[], Mapping[str, str]],
+                 timeout: float | None = None):
         self.url = url
+        self.versions = versions
         self.shown = redacted(url)
         self.timeout = timeout if timeout is not None else _timeout()
         self._client = None
@@ -144,7 +145,7 @@ class RemoteCache:
     @property
     def tag(self) -> str:
         if self._tag is None:
-            self._tag = compiler_tag()
+            self._tag = compiler_tag(self.versions())
         return self._tag
 
     def name(self, kind: str, key: str) -> str:
@@ -305,15 +306,16 @@ def _timeout() -> float:
 _BACKENDS: dict[str, RemoteCache] = {}
 
 
-def backend() -> RemoteCache | None:
-    """The remote level named by TILEC_REMOTE_CACHE (one per URL and process), or None."""
+def backend(versions: Callable[[], Mapping[str, str]]) -> RemoteCache | None:
+    """The remote level named by TILEC_REMOTE_CACHE (one per URL and process), or None;
+    `versions()` names the compiler whose entries it holds (compiler.compiler_versions)."""
     url = os.environ.get(ENV, "").strip()
     if not url:
         return None
     cache = _BACKENDS.get(url)
     if cache is None:
         scheme = url.split(":", 1)[0].lower()
-        cache = _BACKENDS[url] = RemoteCache(url)
+        cache = _BACKENDS[url] = RemoteCache(url, versions)
         if scheme not in ("redis", "rediss"):
             cache._fault("configuration", ValueError(
                 f"{ENV} must be a redis:// or rediss:// URL"))

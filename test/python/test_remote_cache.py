@@ -343,9 +343,9 @@ def test_urls_are_shown_without_their_password():
 def test_no_remote_level_without_the_variable_and_a_clear_line_for_a_bad_url(monkeypatch,
                                                                                capsys):
     monkeypatch.delenv(remote_cache.ENV, raising=False)
-    assert remote_cache.backend() is None
+    assert remote_cache.backend(dict) is None
     monkeypatch.setenv(remote_cache.ENV, "memcached://host:1/0")
-    backend = remote_cache.backend()
+    backend = remote_cache.backend(dict)
     assert backend is not None and not backend.available
     assert "redis:// or rediss://" in capsys.readouterr().err
     assert backend.get("kernel", "ab" * 32) is None
