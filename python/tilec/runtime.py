@@ -58,6 +58,7 @@ _ARRAY_DTYPES = {
     "bool": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
     "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64",
+    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",  # torch's and ml_dtypes' names
 }
 
 

@@ -9,16 +9,9 @@ import gpu_kernels as G
 import tilec
 import tilec.language as tl
 from tilec.errors import CompilationError
+from interpreting import interpret
 
 RNG = np.random.default_rng(7)
-
-
-def interpret(kernel, grid, *args, **meta):
-    kernel.interpret = True
-    try:
-        kernel[grid](*args, **meta)
-    finally:
-        kernel.interpret = None
 
 
 def test_a_block_pointer_matmul_masks_its_edge_tiles_in_the_interpreter():

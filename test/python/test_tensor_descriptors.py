@@ -15,6 +15,7 @@ from tilec import runtime
 from tilec.compiler import CompileOptions, compile_specialized
 from tilec.errors import CompilationError
 from tilec.tools.tensor_descriptor import TensorDescriptor
+from interpreting import interpret
 
 RNG = np.random.default_rng(11)
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -47,14 +48,6 @@ def edge_block(src, out, M, N, BM: tl.constexpr, BN: tl.constexpr, PAD: tl.const
 def from_host(a, b, BM: tl.constexpr, BN: tl.constexpr):
     m, n = tl.program_id(0) * BM, tl.program_id(1) * BN
     b.store([m, n], a.load([m, n]) * 3 + 1)
-
-
-def interpret(kernel, grid, *args, **meta):
-    kernel.interpret = True
-    try:
-        kernel[grid](*args, **meta)
-    finally:
-        kernel.interpret = None
 
 
 def test_descriptor_tiles_are_masked_at_the_edges_in_the_interpreter():

@@ -27,7 +27,7 @@ FREE_SLOT_ATTR = "tilegpu.free_slot"  # an async copy into a slot whose readers 
 # Ops whose memdesc result is a view into their operand's buffer (the same bytes).
 VIEWS = frozenset({"tilegpu.memdesc_subview", "tilegpu.memdesc_trans"})
 
-_FLOAT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+_FLOAT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "f8E4M3FN": 1, "f8E5M2": 1}
 
 
 def storage_bytes(element: ir.Type) -> int:

@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 
+from tilec import fp8
 from tilec.errors import DeviceAssertionError
 from tilec.frontend.checks import as_list, combine_jit
 from tilec.interpreter import program
@@ -65,6 +66,8 @@ def _narrow_float(values, dst: T.dtype, rounding: str | None):
     "rtz" (finite values past the largest finite one become it, as in IEEE 754 and PTX's cvt.rz;
     infinities stay). Each rounds once, from the value itself, as the GPU's conversions do."""
     target = numpy_dtype(dst)
+    if dst.is_fp8():
+        return fp8.to_fp8(values, dst.name)  # rounding to nearest (semantic.cast checks)
     if rounding == "rtz":
         out = _round_toward_zero(values, target)
     elif dst == T.bfloat16 and values.dtype == np.float64:

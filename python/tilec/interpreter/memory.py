@@ -322,9 +322,11 @@ def _combine(kind: str, current, value, cmp, np_type):
 def _element_type(dtype_name, array) -> T.dtype:
     if isinstance(dtype_name, T.dtype):
         return dtype_name
-    name = str(dtype_name)
+    name = str(dtype_name).replace("torch.", "")
     if name == "bfloat16":
         return T.bfloat16
+    if name in ("float8_e4m3fn", "float8_e5m2"):
+        return T.float8e4nv if name == "float8_e4m3fn" else T.float8e5
     try:
         return tilec_dtype(np.dtype(name))
     except TypeError:

@@ -19,7 +19,8 @@ _NUMPY = {
     "int1": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
     "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
     "float16": np.float16, "bfloat16": ml_dtypes.bfloat16, "float32": np.float32,
-    "float64": np.float64,
+    "float64": np.float64, "float8e4nv": ml_dtypes.float8_e4m3fn,
+    "float8e5": ml_dtypes.float8_e5m2,
 }
 
 

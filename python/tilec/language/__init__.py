@@ -11,8 +11,8 @@ from tilec.language.builtins import (__all__ as _builtins, abs, associative_scan
                                      reduce, reshape, sort, split, sqrt, trans, view)
 from tilec.language.core import (constexpr, constexpr_function, language_function,  # noqa: F401
                                  tensor)
-from tilec.language.dtypes import (bfloat16, block_type, const, dtype, float16,  # noqa: F401
-                                   float32, float64, int1, int8, int16, int32, int64, pi32_t,
+from tilec.language.dtypes import (bfloat16, block_type, const, dtype, float8e4nv,  # noqa: F401
+                                   float8e5, float16, float32, float64, int1, int8, int16, int32, int64, pi32_t,
                                    pointer_type, uint8, uint16, uint32, uint64, void)
 from tilec.language.random import rand, randint, randint4x, randn  # noqa: F401
 from tilec.language.standard import (argmax, argmin, cdiv, cumprod, cumsum,  # noqa: F401
@@ -33,7 +33,7 @@ TENSOR_METHODS = {
 
 __all__ = sorted({*_builtins, "constexpr", "constexpr_function", "language_function", "tensor",
                   "bfloat16", "block_type", "const", "dtype", "float16", "float32", "float64",
-                  "int1",
+                  "float8e4nv", "float8e5", "int1",
                   "int8", "int16", "int32", "int64", "pi32_t", "pointer_type", "uint8", "uint16",
                   "uint32", "uint64", "void", "rand", "randint", "randint4x", "randn", "argmax",
                   "argmin", "cdiv", "cumprod", "cumsum", "flip", "full_like", "ones_like",

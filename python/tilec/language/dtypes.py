@@ -15,19 +15,24 @@ class dtype:
 
     SINT = ("int8", "int16", "int32", "int64")
     UINT = ("int1", "uint8", "uint16", "uint32", "uint64")
-    FP = ("float16", "bfloat16", "float32", "float64")
+    # float8e4nv: e4m3 "fn" (bias 7, no infinity, NaN 0x7f/0xff, largest 448); float8e5: e5m2
+    # (bias 15, IEEE-like, largest 57344). In memory and registers they are bytes.
+    FP8 = ("float8e4nv", "float8e5")
+    FP = ("float16", "bfloat16", "float32", "float64") + FP8
     SHORT = {"int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
              "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
              "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64",
-             "void": "void"}
+             "float8e4nv": "fp8e4nv", "float8e5": "fp8e5", "void": "void"}
     # Triton's lists of type names (its own spellings of the float types), for code that builds
     # dtypes from them: tl.dtype("fp16") is tl.float16.
     SINT_TYPES = list(SINT)
     UINT_TYPES = list(UINT)
     STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
-    FP_TYPES = list(STANDARD_FP_TYPES)
+    FP8_TYPES = ["fp8e4nv", "fp8e5"]
+    FP_TYPES = FP8_TYPES + STANDARD_FP_TYPES
     OTHER_TYPES = ["void"]
-    _ALIASES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64"}
+    _ALIASES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+                "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
 
     def __init__(self, name: str):
         name = self._ALIASES.get(name, name)
@@ -47,6 +52,15 @@ class dtype:
 
     def is_fp32(self) -> bool:
         return self.name == "float32"
+
+    def is_fp8(self) -> bool:
+        return self.name in self.FP8
+
+    def is_fp8e4nv(self) -> bool:
+        return self.name == "float8e4nv"
+
+    def is_fp8e5(self) -> bool:
+        return self.name == "float8e5"
 
     def is_fp64(self) -> bool:
         return self.name == "float64"
@@ -76,6 +90,8 @@ class dtype:
     def primitive_bitwidth(self) -> int:
         if self.is_void():
             return 0
+        if self.is_fp8():
+            return 8
         return int("".join(ch for ch in self.SHORT[self.name] if ch.isdigit()))
 
     @property
@@ -84,7 +100,8 @@ class dtype:
 
     @property
     def fp_mantissa_width(self) -> int:
-        return {"float16": 10, "bfloat16": 7, "float32": 23, "float64": 52}[self.name]
+        return {"float16": 10, "bfloat16": 7, "float32": 23, "float64": 52, "float8e4nv": 3,
+                "float8e5": 2}[self.name]
 
     @property
     def exponent_bias(self) -> int:
@@ -107,7 +124,8 @@ class dtype:
         if self.is_int():
             return ir.IntegerType.get_signless(self.primitive_bitwidth)
         return {"float16": ir.F16Type, "bfloat16": ir.BF16Type, "float32": ir.F32Type,
-                "float64": ir.F64Type}[self.name].get()
+                "float64": ir.F64Type, "float8e4nv": ir.Float8E4M3FNType,
+                "float8e5": ir.Float8E5M2Type}[self.name].get()
 
     def __eq__(self, other) -> bool:
         return type(other) is type(self) and self._key() == other._key()
@@ -273,6 +291,8 @@ float16 = dtype("float16")
 bfloat16 = dtype("bfloat16")
 float32 = dtype("float32")
 float64 = dtype("float64")
+float8e4nv = dtype("float8e4nv")
+float8e5 = dtype("float8e5")
 pi32_t = pointer_type(int32)  # Triton's name of the int32 pointer type
 
 
@@ -281,7 +301,7 @@ class const:
     or through a pointer computed from it, is a compile-time error."""
 
 ALL_SCALARS = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
-               float32, float64)
+               float32, float64, float8e4nv, float8e5)
 BY_SHORT_NAME = {t.codegen_name(): t for t in ALL_SCALARS}
 BY_SHORT_NAME.update({"b1": int1, "f16": float16, "f32": float32, "f64": float64,
                       "bf16": bfloat16})
@@ -313,7 +333,8 @@ def from_ir(t: ir.Type, signed: bool = True) -> dtype:
     if isinstance(t, ir.IntegerType):
         return int_dtype(t.width, signed)
     for name, cls in (("float16", ir.F16Type), ("bfloat16", ir.BF16Type),
-                      ("float32", ir.F32Type), ("float64", ir.F64Type)):
+                      ("float32", ir.F32Type), ("float64", ir.F64Type),
+                      ("float8e4nv", ir.Float8E4M3FNType), ("float8e5", ir.Float8E5M2Type)):
         if isinstance(t, cls):
             return dtype(name)
     raise ValueError(f"no tilec dtype for MLIR type {t}")

@@ -163,6 +163,8 @@ def computation_type(a: dtype, a_literal: bool, b: dtype, b_literal: bool,
         if div_or_mod or not (a.is_bf16() and b.is_bf16()):
             return T.float32
         return T.bfloat16
+    if a.is_fp8() and b.is_fp8():
+        return a if a == b else T.float16
     if not (a.is_int() and b.is_int()):
         raise SemanticError(f"unsupported operand types {a} and {b}")
     if div_or_mod and a.is_int_signed() != b.is_int_signed():
@@ -187,11 +189,18 @@ def cast(x, dst: dtype, fp_downcast_rounding: str | None = None, bitcast: bool =
         return convert("bitcast", x, result)
     if src.is_ptr() or dst.is_ptr():
         return convert(_pointer_conversion(src, dst), x, result)
+    if (src.is_fp8() and dst.is_int()) or (src.is_int() and dst.is_fp8()):
+        return cast(cast(x, T.float32), dst)  # exactly (within fp8's range) through f32
     if src.is_floating() and dst.is_floating():
         if fp_downcast_rounding not in (None, "rtne", "rtz"):
             raise SemanticError(f"fp_downcast_rounding must be 'rtne' or 'rtz', "
                                 f"not {fp_downcast_rounding!r}")
         narrowing = dst.primitive_bitwidth < src.primitive_bitwidth
+        if dst.is_fp8() and fp_downcast_rounding == "rtz":
+            raise SemanticError(f"casting {src} to {dst} rounds to nearest even only "
+                                "(fp_downcast_rounding='rtz' is for fp16 and bf16 results)")
+        if dst.is_fp8() and src.is_fp64():  # the GPU narrows to fp8 from f32 or f16
+            return cast(cast(x, T.float32), dst)
         if fp_downcast_rounding == "rtz" and narrowing:
             return convert("truncf_rtz", x, result)
         if src.primitive_bitwidth == dst.primitive_bitwidth:  # fp16 <-> bf16 through fp32
@@ -230,6 +239,15 @@ def check_floating(op: str, ty: dtype, operands: str = "a floating-point operand
     if not ty.is_floating():
         raise SemanticError(f"tl.{op} needs {operands}, got {ty}; convert it first, e.g. "
                             "x.to(tl.float32)")
+    check_not_fp8(f"tl.{op}", ty)
+
+
+def check_not_fp8(what: str, ty: dtype) -> None:
+    """fp8 values are loaded, stored, converted and multiplied by tl.dot, not computed with:
+    the GPU has no fp8 arithmetic (the compiler and the interpreter both ask)."""
+    if ty.scalar.is_fp8():
+        raise SemanticError(f"{what} on {ty.scalar} values: fp8 values take no arithmetic; "
+                            "convert them first, e.g. x.to(tl.float16) or x.to(tl.float32)")
 
 
 def check_literal(value, ty: dtype) -> None:
@@ -260,6 +278,7 @@ def promoted_type(a, b, div_or_mod: bool = False) -> dtype:
 def promote(a, b, div_or_mod: bool = False) -> tuple[tensor, tensor]:
     """Both operands in their computation type, broadcast to one shape."""
     ty = promoted_type(a, b, div_or_mod)
+    check_not_fp8("an operator", ty)
     converted = []
     for x in (a, b):
         if is_literal(x):
@@ -354,6 +373,7 @@ def negate(x) -> tensor:
     x = to_tensor(x)
     if x.dtype.is_ptr():
         raise SemanticError("cannot negate a pointer")
+    check_not_fp8("negation", x.dtype)
     if x.dtype.is_floating():
         return _builder().unary("negf", x)
     return binary("-", constant(0, x.dtype, x.shape), x)
@@ -463,6 +483,7 @@ def unary_math(name: str, x, rounded: bool = False) -> tensor:
 
 def abs_(x) -> tensor:
     x = to_tensor(x)
+    check_not_fp8("abs", x.dtype)
     if x.dtype.is_floating():
         return _builder().unary("absf", x)
     if x.dtype.is_int_unsigned():

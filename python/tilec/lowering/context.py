@@ -56,17 +56,27 @@ def vector_of(values: list[ir.Value], element: ir.Type) -> ir.Value:
     return vector
 
 
+FP8 = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}  # MLIR's fp8 types and PTX's names of them
+
+
+def is_fp8(t: ir.Type) -> bool:
+    return str(t) in FP8
+
+
 def scalar_type(t: ir.Type) -> ir.Type:
-    """The per-thread type of one element of `t` (pointers become LLVM global pointers)."""
+    """The per-thread type of one element of `t` (pointers become LLVM global pointers, fp8
+    values bytes: LLVM has no fp8 type, and PTX converts them only in registers of bits)."""
     element = tile.element_type(t)
     if tile.is_ptr(element):
         return ir.Type.parse(f"!llvm.ptr<{tile.ptr_addrspace(element)}>")
+    if is_fp8(element):
+        return ir.IntegerType.get_signless(8)
     return element
 
 
 def memory_type(t: ir.Type) -> ir.Type:
     """The type an element of type `t` has in memory (global or shared): booleans as bytes."""
-    if isinstance(t, ir.IntegerType) and t.width == 1:
+    if isinstance(t, ir.IntegerType) and t.width == 1 or is_fp8(t):
         return ir.IntegerType.get_signless(8)
     return t
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, llvm
 
+from tilec import fp8
 from tilec.analysis.layouts import to_linear
 from tilec.dialects import tile
 from tilec.lowering import ptx
-from tilec.lowering.context import (Distributed, Lowering, LoweringError, from_memory, i32,
-                                    memory_type, rule, scalar_type, value_type, vector_of)
+from tilec.lowering.context import (FP8, Distributed, Lowering, LoweringError, from_memory, i32,
+                                    is_fp8, memory_type, rule, scalar_type, value_type,
+                                    vector_of)
 from tilec.lowering.coordinates import DYNAMIC_INDEX
 
 
@@ -17,17 +19,27 @@ def _attributes(op: ir.Operation) -> dict:
     return {name: op.attributes[name] for name in op.attributes}
 
 
+def _fp8_bits(value: ir.Attribute, element: ir.Type) -> int:
+    """The byte of an fp8 constant (saturating, as the conversions do)."""
+    return fp8.bits(ir.FloatAttr(value).value, fp8.BY_MLIR[str(element)])
+
+
 @rule("arith.constant")
 def lower_constant(ctx: Lowering, op: ir.Operation):
     result = op.results[0]
     if not isinstance(result.type, ir.RankedTensorType):
+        if is_fp8(result.type):
+            return [i8(_fp8_bits(op.attributes["value"], result.type))]
         return [ir.Operation.create("arith.constant", results=[result.type],
                                     attributes=_attributes(op)).result]
     dense = ir.DenseElementsAttr(op.attributes["value"])
     if not dense.is_splat:
         raise NotImplementedError("non-splat tensor constants")
     element = scalar_type(result.type)
-    value = arith.constant(element, dense.get_splat_value())
+    if is_fp8(tile.element_type(result.type)):
+        value = i8(_fp8_bits(dense.get_splat_value(), tile.element_type(result.type)))
+    else:
+        value = arith.constant(element, dense.get_splat_value())
     layout, shape = ctx.layout_of(result)
     return [Distributed(layout, shape, [value] * to_linear(layout, shape).num_registers)]
 
@@ -308,6 +320,87 @@ def _each_element(values: list[ir.Value], convert, target: ir.Type) -> list[ir.V
     converted = iter(convert(scalars))
     return [vector_of([next(converted) for _ in range(n)], target) if n else next(converted)
             for n in sizes]
+
+
+def i8(value: int) -> ir.Value:
+    return arith.constant(ir.IntegerType.get_signless(8), value if value < 128 else value - 256)
+
+
+# fp8 conversions (sm_89+), two elements an instruction: cvt.rn.f16x2.<fp8>x2 widens the two
+# bytes of a 16-bit register (the upper byte to the upper half), exactly; cvt.rn.satfinite.
+# <fp8>x2.{f32,f16x2} narrows two values (the first operand, or the upper half, to the upper
+# byte) rounding to nearest even, saturating what exceeds the largest finite value to it (NaN
+# stays NaN), as Triton converts. Other types go through f16 (widening) or f32 (narrowing),
+# whose steps are exact: bf16 -> f32, f16 -> f32 -> f64 -> ..., e4m3/e5m2 -> f16.
+
+def _pairs(values: list[ir.Value]):
+    for i in range(0, len(values), 2):
+        yield values[i], values[i + 1] if i + 1 < len(values) else values[i], \
+            min(2, len(values) - i)
+
+
+def _from_fp8(values: list[ir.Value], source: ir.Type, target: ir.Type) -> list[ir.Value]:
+    i16, i32_t, f16 = (ir.IntegerType.get_signless(16), ir.IntegerType.get_signless(32),
+                       ir.F16Type.get())
+    halves = []
+    for lo, hi, count in _pairs(values):
+        word = arith.ori(arith.extui(i16, lo), arith.shli(arith.extui(i16, hi),
+                                                          arith.constant(i16, 8)))
+        (wide,) = ptx.asm([i32_t], [word], f"cvt.rn.f16x2.{FP8[str(source)]}x2 $0, $1;",
+                          ["=r", "h"], side_effects=False)
+        pair = llvm.bitcast(ir.VectorType.get([2], f16), wide)
+        halves += [llvm.extractelement(pair, i32(k)) for k in range(count)]
+    if str(target) == "f16":
+        return halves
+    if str(target) == "bf16":
+        f32 = ir.F32Type.get()
+        return [arith.truncf(target, arith.extf(f32, h)) for h in halves]
+    return [arith.extf(target, h) for h in halves]
+
+
+def _to_fp8(values: list[ir.Value], source: ir.Type, target: ir.Type) -> list[ir.Value]:
+    i8_t, i16, i32_t = (ir.IntegerType.get_signless(n) for n in (8, 16, 32))
+    name = FP8[str(target)]
+    if str(source) not in ("f16", "f32"):  # bf16 (exactly) or f64 (rounding once) to f32
+        f32 = ir.F32Type.get()
+        values = [arith.extf(f32, v) if _float_width(source) < 32 else arith.truncf(f32, v)
+                  for v in values]
+        source = f32
+    out = []
+    for lo, hi, count in _pairs(values):
+        if str(source) == "f32":
+            (word,) = ptx.asm([i16], [hi, lo], f"cvt.rn.satfinite.{name}x2.f32 $0, $1, $2;",
+                              ["=h", "f", "f"], side_effects=False)
+        else:
+            pair = vector_of([lo, hi], source)
+            (word,) = ptx.asm([i16], [llvm.bitcast(i32_t, pair)],
+                              f"cvt.rn.satfinite.{name}x2.f16x2 $0, $1;", ["=h", "r"],
+                              side_effects=False)
+        out.append(arith.trunci(i8_t, word))
+        if count == 2:
+            out.append(arith.trunci(i8_t, arith.shrui(word, arith.constant(i16, 8))))
+    return out
+
+
+@rule("arith.extf", "arith.truncf")
+def lower_float_cast(ctx: Lowering, op: ir.Operation):
+    """A float conversion; those to and from fp8 through PTX's fp8 cvt (see _from_fp8)."""
+    source = tile.element_type(op.operands[0].type)
+    target = tile.element_type(op.results[0].type)
+    if not (is_fp8(source) or is_fp8(target)):
+        return _elementwise(ctx, op)
+    if is_fp8(source) and is_fp8(target):
+        convert = lambda vs: _to_fp8(_from_fp8(vs, source, ir.F16Type.get()),  # noqa: E731
+                                     ir.F16Type.get(), target)
+    elif is_fp8(source):
+        convert = lambda vs: _from_fp8(vs, source, target)  # noqa: E731
+    else:
+        convert = lambda vs: _to_fp8(vs, source, target)  # noqa: E731
+    lowered = ctx.get(op.operands[0])
+    converted = _each_element(ctx.flatten(lowered), convert, scalar_type(op.results[0].type))
+    if not isinstance(lowered, Distributed):
+        return converted
+    return [Distributed(lowered.layout, lowered.shape, converted)]
 
 
 @rule("tile.fp_to_fp")
