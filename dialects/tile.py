@@ -38,6 +38,14 @@ def element_type(t: ir.Type) -> ir.Type:
     return t.element_type if isinstance(t, ir.RankedTensorType) else t
 
 
+FP8_TYPES = ("f8E4M3FN", "f8E5M2")  # tl.float8e4nv, tl.float8e5
+
+
+def is_fp8(t: ir.Type) -> bool:
+    """Whether `t` (or a tensor's element type) is one of the fp8 types tilec takes."""
+    return str(element_type(t)) in FP8_TYPES
+
+
 def shape_of(t: ir.Type) -> list[int]:
     return list(t.shape) if isinstance(t, ir.RankedTensorType) else []
 

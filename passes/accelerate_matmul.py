@@ -72,6 +72,8 @@ def mma_k_width(a: ir.Type, c: ir.Type, precision: str) -> int | None:
         return 1
     if a_name == "i8" and c_name == "i32":
         return 4
+    if a_name in tile.FP8_TYPES and c_name == "f32":  # wgmma only: other fp8 dots run on fp16 operands
+        return 4
     return None
 
 
@@ -294,7 +296,7 @@ def computed_in_registers(value: ir.Value) -> bool:
     return owner.operation.name not in ("tile.load", "tilegpu.local_load")  # (TMA's buffers)
 
 
-_WGMMA_BITS = {"f16": 16, "bf16": 16, "f32": 32, "i8": 8}
+_WGMMA_BITS = {"f16": 16, "bf16": 16, "f32": 32, "i8": 8, "f8E4M3FN": 8, "f8E5M2": 8}
 
 
 @dataclass(frozen=True)
@@ -394,6 +396,11 @@ class AccelerateMatmul(Pass):
                     instruction_fits(layouts[1].layout, 0, found[1]):
                 (warps, n), wgmma = found, layouts
                 c_layout = MmaLayout((3, 0), warps, (16, n))
+        if wgmma is None and tile.is_fp8(a.type):
+            # No mma.sync here takes fp8: the operands go to fp16 (exactly), and the dot with.
+            op.operands[0] = _elementwise_cast(a, ir.F16Type.get(), op)
+            op.operands[1] = _elementwise_cast(b, ir.F16Type.get(), op)
+            return self._rewrite(op, num_warps, arch, staged)
         if wgmma is not None:
             pass
         elif use_mma:

@@ -147,9 +147,10 @@ def check_dot(a: tensor, b: tensor, acc: tensor | None, input_precision: str | N
     if a.dtype != b.dtype:
         raise SemanticError(f"tl.dot needs operands of one type, got {a.dtype} and {b.dtype}; "
                             "cast one of them")
-    if a.dtype.is_fp8():
-        raise SemanticError(f"tl.dot of {a.dtype} operands is not supported yet: convert them "
-                            "first, e.g. a.to(tl.float16)")
+    if a.dtype.is_fp8() and (out_dtype != T.float32 or (acc is not None
+                                                        and acc.dtype != T.float32)):
+        raise SemanticError(f"tl.dot of {a.dtype} operands accumulates in float32 "
+                            f"(out_dtype=tl.float32), not {out_dtype}")
     if not (a.dtype.is_floating() or a.dtype in (T.int8, T.uint8)):
         raise SemanticError(f"tl.dot supports floating-point and 8-bit integer operands, "
                             f"got {a.dtype}")

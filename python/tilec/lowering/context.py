@@ -56,11 +56,8 @@ def vector_of(values: list[ir.Value], element: ir.Type) -> ir.Value:
     return vector
 
 
-FP8 = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}  # MLIR's fp8 types and PTX's names of them
-
-
-def is_fp8(t: ir.Type) -> bool:
-    return str(t) in FP8
+FP8 = dict(zip(tile.FP8_TYPES, ("e4m3", "e5m2")))  # MLIR's fp8 types and PTX's names of them
+is_fp8 = tile.is_fp8
 
 
 def scalar_type(t: ir.Type) -> ir.Type:

@@ -25,7 +25,8 @@ from tilec.lowering.context import Distributed, Lowering, i32, rule, vector_of
 from tilec.lowering.dot import registers_by_coordinate
 from tilec.lowering.shared_buffer import SharedBuffer
 
-_WGMMA_TYPE = {"f16": "f16", "bf16": "bf16", "f32": "tf32", "i8": "s8"}
+_WGMMA_TYPE = {"f16": "f16", "bf16": "bf16", "f32": "tf32", "i8": "s8", "f8E4M3FN": "e4m3",
+               "f8E5M2": "e5m2"}
 _ACCUMULATOR = {"f32": "f32", "i32": "s32"}  # wgmma's name of the accumulator type
 
 
