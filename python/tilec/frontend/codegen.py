@@ -335,6 +335,12 @@ class CodeGenerator(ast.NodeVisitor):
         return result
 
     def compare(self, node, op, a, b):
+        if isinstance(op, (ast.Is, ast.IsNot)) and (unwrap(a) is None or unwrap(b) is None):
+            # `x is None` is known at compile time for a tensor too (it is not None), as in
+            # Triton: optional arguments such as a scale or an accumulator test it.
+            same = unwrap(a) is unwrap(b) if not (isinstance(a, tensor) or
+                                                  isinstance(b, tensor)) else False
+            return same if isinstance(op, ast.Is) else not same
         if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
             if isinstance(a, tensor) or isinstance(b, tensor):
                 raise self.error(node, "`is` and `in` compare compile-time values only")

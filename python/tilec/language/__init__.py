@@ -14,6 +14,7 @@ from tilec.language.core import (constexpr, constexpr_function, language_functio
 from tilec.language.dtypes import (bfloat16, block_type, const, dtype, float8e4nv,  # noqa: F401
                                    float8e5, float16, float32, float64, int1, int8, int16, int32, int64, pi32_t,
                                    pointer_type, uint8, uint16, uint32, uint64, void)
+from tilec.language.microscaling import dot_scaled  # noqa: F401
 from tilec.language.random import rand, randint, randint4x, randn  # noqa: F401
 from tilec.language.standard import (argmax, argmin, cdiv, cumprod, cumsum,  # noqa: F401
                                      flip, full_like, interleave, max, min, ones_like, sigmoid,
@@ -33,7 +34,7 @@ TENSOR_METHODS = {
 
 __all__ = sorted({*_builtins, "constexpr", "constexpr_function", "language_function", "tensor",
                   "bfloat16", "block_type", "const", "dtype", "float16", "float32", "float64",
-                  "float8e4nv", "float8e5", "int1",
+                  "float8e4nv", "float8e5", "dot_scaled", "int1",
                   "int8", "int16", "int32", "int64", "pi32_t", "pointer_type", "uint8", "uint16",
                   "uint32", "uint64", "void", "rand", "randint", "randint4x", "randn", "argmax",
                   "argmin", "cdiv", "cumprod", "cumsum", "flip", "full_like", "ones_like",
