@@ -660,6 +660,9 @@ def _type_problem(t: ir.Type, where: _Module) -> str | None:
     if _is_tensor(t):
         if not t.has_static_shape:
             return f"{t}: tensors of tile programs have static shapes"
+        if any(d <= 0 or d & (d - 1) for d in t.shape):
+            return (f"{t}: a tensor's dimensions are powers of two (as the language's blocks "
+                    "are; layouts split them in halves)")
         if t.encoding is not None:
             try:
                 layout = layout_from_attr(t.encoding)
