@@ -112,6 +112,102 @@ def test_narrowing_rounds_to_nearest_even_and_saturates_in_the_interpreter(fmt, 
     assert np.isnan(dst[nan].astype(np.float32)).all()
 
 
+# torch's CUDA conversions of NaN, measured on the H200 (every NaN byte, every 16-bit NaN, fp32
+# NaNs of both signs and many payloads): widened, (positive, negative) bits per target; a NaN
+# narrowed is 0x7f with its sign, except from fp16 (0x7f whatever the sign).
+TORCH_WIDENED_NAN = {
+    "float8e4nv": {"float16": (0x7FFF, 0x7FFF), "bfloat16": (0x7FFF, 0x7FFF),
+                   "float32": (0x7FF00000, 0xFFF00000),
+                   "float64": (0x7FFE000000000000, 0xFFFE000000000000)},
+    "float8e5": {"float16": (0x7FFF, 0x7FFF), "bfloat16": (0x7FFF, 0x7FFF),
+                 "float32": (0x7FFFFFFF, 0xFFFFFFFF),
+                 "float64": (0x7FFFFFFFE0000000, 0xFFFFFFFFE0000000)}}
+NAN_BYTES = {"float8e4nv": [0x7F, 0xFF], "float8e5": [0x7D, 0x7E, 0x7F, 0xFD, 0xFE, 0xFF]}
+
+
+def nans_of(wide: str) -> np.ndarray:
+    """NaNs of a float type: both signs, quiet and signalling, several payloads."""
+    if wide in ("float16", "bfloat16"):
+        exponent = 0x7C00 if wide == "float16" else 0x7F80
+        payloads = [1, 2, 0x40, 0x3F, exponent ^ 0x7FFF]
+        words = [sign | exponent | p for sign in (0, 0x8000) for p in payloads]
+        return np.array(words, np.uint16).view(WIDE[wide])
+    words = [sign | 0x7F800000 | p for sign in (0, 0x80000000)
+             for p in (1, 0x400000, 0x200000, 0x7FFFFF, 0x12345)]
+    return np.array(words, np.uint32).view(np.float32)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("wide", list(WIDE) + ["float64"])
+def test_nans_keep_the_bits_torch_gives_them_in_the_interpreter(fmt, wide):
+    kind = FORMATS[fmt][0]
+    src = np.array(NAN_BYTES[fmt], np.uint8).view(kind)
+    dst = np.zeros(len(src), WIDE.get(wide, np.float64))
+    interpret(widen, (1,), src, dst, len(src), BLOCK=8)
+    positive, negative = TORCH_WIDENED_NAN[fmt][wide]
+    want = [negative if b >= 0x80 else positive for b in NAN_BYTES[fmt]]
+    assert [int(w) for w in dst.view(f"u{dst.itemsize}")] == want
+    if wide == "float64":
+        return
+    nans = nans_of(wide)
+    out = np.zeros(len(nans), kind)
+    interpret(narrow, (1,), nans, out, len(nans), BLOCK=16)
+    signs = np.signbit(nans.astype(np.float32))
+    want = [0x7F if wide == "float16" or not negative else 0xFF for negative in signs]
+    assert out.view(np.uint8).tolist() == want
+
+
+@tilec.jit
+def narrow_toward_zero(src, dst, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(src + o, mask=o < n)
+    tl.store(dst + o, x.to(dst.dtype.element_ty, fp_downcast_rounding="rtz"), mask=o < n)
+
+
+def toward_zero_inputs() -> np.ndarray:
+    return np.concatenate([narrowing_inputs("float32"), nans_of("float32"),
+                           np.array([np.inf, -np.inf, 57344.0, 61439.0, 1e9, -1e9, 2.0 ** -17,
+                                     -2.0 ** -17, 1.75 * 2.0 ** -16], np.float32)])
+
+
+def e5m2_toward_zero(values: np.ndarray) -> np.ndarray:
+    """An independent model: each value's e5m2 value of largest magnitude not beyond it (by
+    search over the bytes of its sign), infinities staying, NaN 0x7f with its sign."""
+    table = every_byte("float8e5").astype(np.float64)
+    out = np.empty(len(values), np.uint8)
+    with np.errstate(invalid="ignore"):  # NaN of a 16-bit source widened
+        wide = values.astype(np.float64)
+    for i, v in enumerate(wide):
+        sign = 0x80 if np.signbit(v) else 0
+        if np.isnan(v) or np.isinf(v):
+            out[i] = sign | (0x7F if np.isnan(v) else 0x7C)
+            continue
+        codes = [c for c in range(sign, sign + 0x7C) if abs(table[c]) <= abs(v)]
+        out[i] = max(codes, key=lambda c: abs(table[c]))
+    return out
+
+
+def test_rounding_toward_zero_to_e5m2_as_triton_in_the_interpreter():
+    """fp_downcast_rounding="rtz" to float8e5 from float32 (what Triton takes): truncation,
+    without saturation (infinity stays; finite values stop at 57344); to float8e4nv, or from
+    fp16, an error at the line as in Triton."""
+    src = toward_zero_inputs()
+    dst = np.zeros(len(src), ml_dtypes.float8_e5m2)
+    interpret(narrow_toward_zero, (-(-len(src) // 256),), src, dst, len(src), BLOCK=256)
+    np.testing.assert_array_equal(dst.view(np.uint8), e5m2_toward_zero(src))
+    kernel = compile_specialized(narrow_toward_zero, (("*fp32", True), ("*fp8e5", True),
+                                                      runtime.specialize_argument(1000),
+                                                      ("constexpr", 512)), CompileOptions())
+    assert "cvt.rz" in kernel.asm["ptx"] and "satfinite" not in kernel.asm["ptx"]
+    for source, target in (("*fp32", "*fp8e4nv"), ("*fp16", "*fp8e5")):
+        with pytest.raises(CompilationError, match="rounds to nearest even only") as err:
+            compile_specialized(narrow_toward_zero, ((source, True), (target, True),
+                                                     runtime.specialize_argument(1000),
+                                                     ("constexpr", 512)), CompileOptions(),
+                                stop_after="tile")
+        assert 'fp_downcast_rounding="rtz"' in str(err.value)
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_conversions_compile_to_ptx_fp8_cvt(fmt):
     _, name, _ = FORMATS[fmt]
@@ -222,48 +318,70 @@ def test_two_fp8_formats_compute_in_fp16_as_in_triton():
     assert "arith.addf" in kernel.asm["tile"] and "f16" in kernel.asm["tile"]
 
 
-def _same_bits(got, want, torch):
-    """Where `got` and `want` (tensors of one float type) hold the same bits, or both NaN (the
-    GPU's NaN payloads and signs are its own: the PTX cvt instructions do not keep them as
-    torch's conversions do)."""
-    bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32}[got.element_size()]
-    both_nan = torch.isnan(got.float()) & torch.isnan(want.float())
-    return (got.view(bits) == want.view(bits)) | both_nan
+def _bits(t, torch):
+    return t.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+                  [t.element_size()])
+
+
+def _check_same_bits(got, want, interpreted, torch, src):
+    """`got` (the GPU's) holds the bits of `want` (torch's conversion) and of `interpreted`
+    (the interpreter's, a NumPy array), NaN included."""
+    gpu, ref = _bits(got, torch).cpu(), _bits(want, torch).cpu()
+    host = torch.from_numpy(interpreted.view(f"{'u' if interpreted.itemsize == 1 else 'i'}"
+                                             f"{interpreted.itemsize}"))
+    for other, who in ((ref, "torch"), (host, "interpreter")):
+        same = gpu == other
+        bad = torch.nonzero(~same).flatten()[:8]
+        assert bool(same.all()), (who, src.dtype, _bits(src, torch).cpu()[bad].tolist(),
+                                  gpu[bad].tolist(), other[bad].tolist())
+
+
+def _host(t, torch):
+    """A CUDA tensor as a NumPy array of its type (fp8 and bf16 through ml_dtypes)."""
+    kinds = {torch.float8_e4m3fn: ml_dtypes.float8_e4m3fn, torch.float8_e5m2: ml_dtypes.float8_e5m2,
+             torch.bfloat16: ml_dtypes.bfloat16}
+    if t.dtype in kinds:
+        return _bits(t, torch).cpu().numpy().view(kinds[t.dtype])
+    return t.cpu().numpy()
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_conversions_match_torch_bit_for_bit_on_the_gpu(fmt):
-    """Widening every byte to fp32, fp16 and bf16; narrowing every fp16 value and fp32 values
-    (specials, random, both edges of every binade), against torch's conversions of the same
-    inputs (clamped to the largest finite value first: the GPU saturates, torch does not):
-    the same bits for every finite and infinite result, NaN where torch gives NaN."""
+    """Widening every byte to fp32, fp64, fp16 and bf16; narrowing every fp16 and bf16 value,
+    fp32 values (specials, NaNs, random, both edges of every binade), fp64 values and every byte
+    of the other fp8 format: the same bits as torch's conversions of the same inputs (clamped
+    to the largest finite value first: tilec saturates as Triton does, torch does not), NaN
+    payloads and signs included, and as the interpreter's."""
     torch = pytest.importorskip("torch")
-    kind = getattr(torch, {"float8e4nv": "float8_e4m3fn", "float8e5": "float8_e5m2"}[fmt])
+    names = {"float8e4nv": "float8_e4m3fn", "float8e5": "float8_e5m2"}
+    kind = getattr(torch, names[fmt])
+    other = getattr(torch, names["float8e5" if fmt == "float8e4nv" else "float8e4nv"])
     largest = FORMATS[fmt][2]
     every = torch.arange(256, dtype=torch.uint8, device="cuda").view(kind)
-    for wide in (torch.float32, torch.float16, torch.bfloat16):
+    for wide in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
         got = torch.empty(256, dtype=wide, device="cuda")
         widen[(1,)](every, got, 256, BLOCK=256)
-        same = _same_bits(got, every.to(wide), torch)
-        assert bool(same.all()), (wide, torch.nonzero(~same)[:8].flatten().tolist())
+        host = np.zeros(256, _host(got, torch).dtype)
+        interpret(widen, (1,), _host(every, torch), host, 256, BLOCK=256)
+        _check_same_bits(got, every.to(wide), host, torch, every)
 
-    halves = torch.arange(65536, dtype=torch.int32, device="cuda").to(torch.int16) \
-        .view(torch.float16)
-    singles = torch.from_numpy(narrowing_inputs("float32")).cuda()
-    binades = torch.tensor([2.0 ** e * m for e in range(-20, 17) for m in (1.0, 1.0625, 1.9375)],
-                           device="cuda")
-    singles = torch.cat([singles, binades, -binades])
-    for src in (halves, singles, singles.to(torch.bfloat16)):
+    every16 = torch.arange(65536, dtype=torch.int32, device="cuda").to(torch.int16)
+    singles = torch.from_numpy(np.concatenate([narrowing_inputs("float32"), nans_of("float32")]))
+    binades = torch.tensor([2.0 ** e * m for e in range(-20, 17) for m in (1.0, 1.0625, 1.9375)])
+    singles = torch.cat([singles, binades, -binades]).cuda()
+    others = torch.arange(256, dtype=torch.uint8, device="cuda").view(other)
+    for src in (every16.view(torch.float16), every16.view(torch.bfloat16), singles,
+                singles.double(), others):
         got = torch.empty(src.numel(), dtype=kind, device="cuda")
         narrow[(-(-src.numel() // 1024),)](src, got, src.numel(), BLOCK=1024)
-        clamped = src.float().clamp(-largest, largest)
-        want = torch.where(torch.isnan(src.float()), src.float(), clamped).to(kind)
-        same = _same_bits(got, want, torch)
-        bad = torch.nonzero(~same).flatten()[:8]
-        assert bool(same.all()), (src.dtype, src[bad].tolist(),
-                                  got.view(torch.uint8)[bad].tolist(),
-                                  want.view(torch.uint8)[bad].tolist())
+        wide = src.float() if src.dtype != torch.float64 else src
+        want = torch.where(torch.isnan(wide), src.to(kind).view(torch.uint8),  # (no fp8 where)
+                           wide.clamp(-largest, largest).to(kind).view(torch.uint8)).view(kind)
+        host = np.zeros(src.numel(), FORMATS[fmt][0])
+        interpret(narrow, (-(-src.numel() // 1024),), _host(src, torch), host, src.numel(),
+                  BLOCK=1024)
+        _check_same_bits(got, want, host, torch, src)
 
 
 @pytest.mark.gpu
@@ -288,3 +406,17 @@ def test_fp8_dot_on_the_gpu(fmt, b_col_major):
                        num_warps=8, num_stages=3)
     want = a.float() @ b.float()
     torch.testing.assert_close(c, want, rtol=1e-2, atol=0.1 * K ** 0.5)
+
+
+@pytest.mark.gpu
+def test_rounding_toward_zero_to_e5m2_on_the_gpu():
+    """The GPU's rtz narrowing to e5m2 against the model and the interpreter, bit for bit."""
+    torch = pytest.importorskip("torch")
+    src = toward_zero_inputs()
+    got = torch.empty(len(src), dtype=torch.uint8, device="cuda")
+    narrow_toward_zero[(-(-len(src) // 256),)](torch.from_numpy(src).cuda(),
+                                               got.view(torch.float8_e5m2), len(src), BLOCK=256)
+    host = np.zeros(len(src), ml_dtypes.float8_e5m2)
+    interpret(narrow_toward_zero, (-(-len(src) // 256),), src, host, len(src), BLOCK=256)
+    np.testing.assert_array_equal(got.cpu().numpy(), e5m2_toward_zero(src))
+    np.testing.assert_array_equal(got.cpu().numpy(), host.view(np.uint8))

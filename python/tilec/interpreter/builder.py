@@ -66,6 +66,8 @@ def _narrow_float(values, dst: T.dtype, rounding: str | None):
     "rtz" (finite values past the largest finite one become it, as in IEEE 754 and PTX's cvt.rz;
     infinities stay). Each rounds once, from the value itself, as the GPU's conversions do."""
     target = numpy_dtype(dst)
+    if dst.is_fp8() and rounding == "rtz":  # e5m2 from f32 (semantic.cast checks)
+        return fp8.e5m2_of_halves(_round_toward_zero(values, np.float16), values)
     if dst.is_fp8():
         return fp8.to_fp8(values, dst.name)  # rounding to nearest (semantic.cast checks)
     if rounding == "rtz":
@@ -298,6 +300,8 @@ class NumPyBuilder(protocol.Builder):
                 wide = _as_signedness(data, op == "extsi").astype(
                     np.dtype(f"{'i' if op == 'extsi' else 'u'}{target.itemsize}"))
                 return Block(wide.view(target), dst, x.overflow)
+            if x.elem.is_fp8() and dst.is_floating() and not dst.is_fp8():
+                return Block(fp8.from_fp8(data, x.elem.name, target), dst)
             # extf, trunci
             return Block(data.astype(target), dst, x.overflow if dst.is_int() else None)
 

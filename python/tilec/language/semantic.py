@@ -196,11 +196,14 @@ def cast(x, dst: dtype, fp_downcast_rounding: str | None = None, bitcast: bool =
             raise SemanticError(f"fp_downcast_rounding must be 'rtne' or 'rtz', "
                                 f"not {fp_downcast_rounding!r}")
         narrowing = dst.primitive_bitwidth < src.primitive_bitwidth
-        if dst.is_fp8() and fp_downcast_rounding == "rtz":
+        if dst.is_fp8() and fp_downcast_rounding == "rtz" and not (
+                dst == T.float8e5 and src in (T.float32, T.float64)):
             raise SemanticError(f"casting {src} to {dst} rounds to nearest even only "
-                                "(fp_downcast_rounding='rtz' is for fp16 and bf16 results)")
+                                "(fp_downcast_rounding='rtz' is for fp16 and bf16 results, "
+                                "and float8e5 from float32, as in Triton)")
         if dst.is_fp8() and src.is_fp64():  # the GPU narrows to fp8 from f32 or f16
-            return cast(cast(x, T.float32), dst)
+            return cast(cast(x, T.float32, fp_downcast_rounding=fp_downcast_rounding), dst,
+                        fp_downcast_rounding=fp_downcast_rounding)
         if fp_downcast_rounding == "rtz" and narrowing:
             return convert("truncf_rtz", x, result)
         if src.primitive_bitwidth == dst.primitive_bitwidth:  # fp16 <-> bf16 through fp32

@@ -297,8 +297,20 @@ def _packed_toward_zero(values: list[ir.Value], target: ir.Type) -> list[ir.Valu
 def _toward_zero(values: list[ir.Value], source: ir.Type, target: ir.Type) -> list[ir.Value]:
     """`values` (scalars of type `source`) narrowed to `target`, rounding toward zero. From f64
     the f32 step rounds toward zero too: truncating twice is truncating once, as every 16-bit
-    float is an f32 (round to nearest would round twice, hence no such detour for it)."""
+    float is an f32 (round to nearest would round twice, hence no such detour for it). To e5m2
+    (whose bytes are the upper halves of fp16 values) from the fp16 rounded toward zero, its
+    upper byte: truncating again, as Triton converts; NaN as _to_fp8 makes it."""
     f32 = ir.F32Type.get()
+    if is_fp8(target):
+        if str(target) != "f8E5M2":
+            raise NotImplementedError(f"rounding {source} toward zero to {target}")
+        signs = [_negative_nan(v, source) for v in values]
+        i8_t, i16 = ir.IntegerType.get_signless(8), ir.IntegerType.get_signless(16)
+        halves = _toward_zero(values, source, ir.F16Type.get())
+        eight = arith.constant(i16, 8)
+        return [arith.ori(arith.trunci(i8_t, arith.shrui(arith.bitcast(i16, h), eight)),
+                          arith.select(negative, i8(0x80), i8(0)))
+                for h, negative in zip(halves, signs)]
     if _float_width(source) == 64:
         values = [llvm.call_intrinsic(f32, "llvm.nvvm.d2f.rz", [v], [], []) for v in values]
         source = f32
@@ -355,12 +367,53 @@ def _from_fp8(values: list[ir.Value], source: ir.Type, target: ir.Type) -> list[
     if str(target) == "bf16":
         f32 = ir.F32Type.get()
         return [arith.truncf(target, arith.extf(f32, h)) for h in halves]
-    return [arith.extf(target, h) for h in halves]
+    return [_nan_widened(byte, arith.extf(target, h), source, target)
+            for byte, h in zip(values, halves)]
 
 
-def _to_fp8(values: list[ir.Value], source: ir.Type, target: ir.Type) -> list[ir.Value]:
+def _signed(value: int, width: int) -> int:
+    return value - (1 << width) if value >= 1 << (width - 1) else value
+
+
+def _nan_widened(byte: ir.Value, value: ir.Value, source: ir.Type, target: ir.Type):
+    """`value`, the fp8 `byte` widened to fp32 or fp64, with torch's NaN bits where the byte is
+    NaN (fp8.WIDENED_NAN: the cvt to fp16 gives the canonical NaN, whose sign and payload
+    torch's fp32 results do not share)."""
+    name = fp8.BY_MLIR[str(source)]
+    width = _float_width(target)
+    word = ir.IntegerType.get_signless(width)
+    positive, negative = fp8.WIDENED_NAN[name][width]
+    is_nan = arith.cmpi(arith.CmpIPredicate.ugt, arith.andi(byte, i8(0x7F)),
+                        i8(fp8.LARGEST_BYTE[name]))
+    bits = arith.select(arith.cmpi(arith.CmpIPredicate.slt, byte, i8(0)),
+                        arith.constant(word, _signed(negative, width)),
+                        arith.constant(word, _signed(positive, width)))
+    return arith.select(is_nan, arith.bitcast(target, bits), value)
+
+
+def _negative_nan(value: ir.Value, source: ir.Type) -> ir.Value:
+    """Whether `value` (of float type `source`, fp8 included) is a NaN with its sign bit set:
+    its bits, unsigned, above those of negative infinity (of the largest negative fp8)."""
+    if is_fp8(source):
+        return arith.cmpi(arith.CmpIPredicate.ugt, value,
+                          i8(0x80 | fp8.LARGEST_BYTE[fp8.BY_MLIR[str(source)]]))
+    width = _float_width(source)
+    word = ir.IntegerType.get_signless(width)
+    mantissa = 7 if str(source) == "bf16" else {16: 10, 32: 23, 64: 52}[width]
+    negative_infinity = ((1 << (width - mantissa)) - 1) << mantissa
+    return arith.cmpi(arith.CmpIPredicate.ugt, arith.bitcast(word, value),
+                      arith.constant(word, _signed(negative_infinity, width)))
+
+
+def _to_fp8(values: list[ir.Value], source: ir.Type, target: ir.Type,
+            nan_signs: list[ir.Value] | None = None) -> list[ir.Value]:
+    """`values` narrowed to fp8 (see above). A NaN becomes 0x7f, 0xff when negative as torch
+    converts it (fp8.NARROWED_NAN), but from fp16, whose NaNs torch narrows to 0x7f; `nan_signs`
+    (an i1 per value: a negative NaN) stands for the values' own when they are a stand-in."""
     i8_t, i16, i32_t = (ir.IntegerType.get_signless(n) for n in (8, 16, 32))
     name = FP8[str(target)]
+    if nan_signs is None and str(source) != "f16":
+        nan_signs = [_negative_nan(v, source) for v in values]
     if str(source) not in ("f16", "f32"):  # bf16 (exactly) or f64 (rounding once) to f32
         f32 = ir.F32Type.get()
         values = [arith.extf(f32, v) if _float_width(source) < 32 else arith.truncf(f32, v)
@@ -379,7 +432,10 @@ def _to_fp8(values: list[ir.Value], source: ir.Type, target: ir.Type) -> list[ir
         out.append(arith.trunci(i8_t, word))
         if count == 2:
             out.append(arith.trunci(i8_t, arith.shrui(word, arith.constant(i16, 8))))
-    return out
+    if nan_signs is None:
+        return out
+    return [arith.ori(byte, arith.select(negative, i8(0x80), i8(0)))
+            for byte, negative in zip(out, nan_signs)]
 
 
 @rule("arith.extf", "arith.truncf")
@@ -391,7 +447,8 @@ def lower_float_cast(ctx: Lowering, op: ir.Operation):
         return _elementwise(ctx, op)
     if is_fp8(source) and is_fp8(target):
         convert = lambda vs: _to_fp8(_from_fp8(vs, source, ir.F16Type.get()),  # noqa: E731
-                                     ir.F16Type.get(), target)
+                                     ir.F16Type.get(), target,
+                                     [_negative_nan(v, source) for v in vs])
     elif is_fp8(source):
         convert = lambda vs: _from_fp8(vs, source, target)  # noqa: E731
     else:
@@ -411,6 +468,16 @@ def lower_fp_to_fp(ctx: Lowering, op: ir.Operation):
     rounding = ir.StringAttr(op.attributes["rounding"]).value
     source = scalar_type(op.operands[0].type)
     target = scalar_type(op.results[0].type)
+    if is_fp8(tile.element_type(op.results[0].type)) or is_fp8(source):
+        if rounding != "rtz" or is_fp8(source):
+            return lower_float_cast(ctx, op)
+        element = tile.element_type(op.results[0].type)
+        lowered = ctx.get(op.operands[0])
+        converted = _each_element(ctx.flatten(lowered),
+                                  lambda vs: _toward_zero(vs, source, element), target)
+        if not isinstance(lowered, Distributed):
+            return converted
+        return [Distributed(lowered.layout, lowered.shape, converted)]
     if _float_width(target) > _float_width(source):
         return _per_register(ctx, op, lambda v: arith.extf(_like(v, target), v))
     if _float_width(target) == _float_width(source):

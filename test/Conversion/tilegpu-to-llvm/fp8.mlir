@@ -16,7 +16,15 @@
 // CHECK: [[V:%.*]] = llvm.bitcast [[H2]] : i32 to vector<2xf16>
 // CHECK: [[X0:%.*]] = llvm.extractelement [[V]]
 // CHECK: [[X1:%.*]] = llvm.extractelement [[V]]
-// CHECK: arith.extf [[X0]] : f16 to f32
+// A NaN byte (e4m3: its low seven bits above 0x7e) then takes torch's fp32 NaN, 0x7ff00000
+// with the byte's sign (0xfff00000, -1048576: the cvt's canonical NaN has neither).
+// CHECK: [[F0:%.*]] = arith.extf [[X0]] : f16 to f32
+// CHECK: [[M:%.*]] = arith.andi [[B0]], %c127_i8{{.*}} : i8
+// CHECK: [[NAN:%.*]] = arith.cmpi ugt, [[M]], %c126_i8{{.*}} : i8
+// CHECK: [[NEG:%.*]] = arith.cmpi slt, [[B0]], %c0_i8{{.*}} : i8
+// CHECK: [[BITS:%.*]] = arith.select [[NEG]], %c-1048576_i32{{.*}}, %c2146435072_i32{{.*}} : i32
+// CHECK: [[Q:%.*]] = arith.bitcast [[BITS]] : i32 to f32
+// CHECK: arith.select [[NAN]], [[Q]], [[F0]] : f32
 // CHECK: arith.extf [[X1]] : f16 to f32
 // CHECK-NOT: f8E4M3FN
 #b = #tilegpu.blocked<[1], [32], [4], [0]>
@@ -39,11 +47,23 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // f32 narrowed to e5m2: one cvt.rn.satfinite.e5m2x2.f32 for the two registers (register 1
 // first: it lands in the upper byte), the bytes split out of the 16-bit result; an f16 source
 // takes the packed f16x2 form; a constant is its byte (2.0 in e5m2 is 0x40 = 64), splatted.
+// The cvt makes every NaN 0x7f; torch keeps a negative fp32 NaN's sign (0xff), so each value
+// whose bits, unsigned, exceed negative infinity's (0xff800000, -8388608) gets 0x80 or'ed in.
+// An fp16 NaN torch narrows to 0x7f whatever its sign: no such fixup there.
 // CHECK-LABEL: gpu.func @f32_to_e5m2
-// CHECK: [[W:%.*]] = llvm.inline_asm "cvt.rn.satfinite.e5m2x2.f32 $0, $1, $2;", "=h,f,f" {{%.*}}, {{%.*}} : (f32, f32) -> i16
-// CHECK: arith.trunci [[W]] : i16 to i8
+// CHECK: [[I0:%.*]] = arith.bitcast [[X0:%.*]] : f32 to i32
+// CHECK: [[N0:%.*]] = arith.cmpi ugt, [[I0]], %c-8388608_i32{{.*}} : i32
+// CHECK: [[I1:%.*]] = arith.bitcast [[X1:%.*]] : f32 to i32
+// CHECK: [[N1:%.*]] = arith.cmpi ugt, [[I1]], %c-8388608_i32{{.*}} : i32
+// CHECK: [[W:%.*]] = llvm.inline_asm "cvt.rn.satfinite.e5m2x2.f32 $0, $1, $2;", "=h,f,f" [[X1]], [[X0]] : (f32, f32) -> i16
+// CHECK: [[L:%.*]] = arith.trunci [[W]] : i16 to i8
 // CHECK: [[S:%.*]] = arith.shrui [[W]], {{%.*}} : i16
-// CHECK: arith.trunci [[S]] : i16 to i8
+// CHECK: [[H:%.*]] = arith.trunci [[S]] : i16 to i8
+// CHECK: [[SL:%.*]] = arith.select [[N0]], %c-128_i8{{.*}}, %c0_i8{{.*}} : i8
+// CHECK: arith.ori [[L]], [[SL]] : i8
+// CHECK: [[SH:%.*]] = arith.select [[N1]], %c-128_i8{{.*}}, %c0_i8{{.*}} : i8
+// CHECK: arith.ori [[H]], [[SH]] : i8
+// CHECK-NOT: arith.cmpi ugt
 // CHECK: llvm.inline_asm "cvt.rn.satfinite.e5m2x2.f16x2 $0, $1;", "=h,r" {{%.*}} : (i32) -> i16
 // CHECK: arith.constant 64 : i8
 // CHECK-NOT: f8E5M2
