@@ -32,12 +32,13 @@ def grouped_tile(M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl
 
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                   stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                  BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, ACC_INT: tl.constexpr = False):
+                  BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, ACC_INT: tl.constexpr = False,
+                  IMPRECISE: tl.constexpr = None):
     # tutorials/03-matrix-multiplication.py (Triton's tutorial 03) without the activation:
     # C = A @ B, accumulated in fp32 (int32 for integers: ACC_INT), stored as C's element
     # type (fp16 for fp16 inputs, the bench's default); programs in groups of GROUP_M rows of
     # tiles so that neighbouring programs share tiles of A and B in L2; rows and columns past
-    # M and N wrap (`% M`), K is masked.
+    # M and N wrap (`% M`), K is masked. IMPRECISE: tl.dot's max_num_imprecise_acc (fp8).
     pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
 
     offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
@@ -51,7 +52,8 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
         b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
-        accumulator = tl.dot(a, b, accumulator, out_dtype=acc_type)
+        accumulator = tl.dot(a, b, accumulator, out_dtype=acc_type,
+                             max_num_imprecise_acc=IMPRECISE)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk
     c = accumulator.to(c_ptr.dtype.element_ty)

@@ -396,8 +396,11 @@ class AccelerateMatmul(Pass):
                     instruction_fits(layouts[1].layout, 0, found[1]):
                 (warps, n), wgmma = found, layouts
                 c_layout = MmaLayout((3, 0), warps, (16, n))
-        if wgmma is None and tile.is_fp8(a.type):
-            # No mma.sync here takes fp8: the operands go to fp16 (exactly), and the dot with.
+        imprecise = ir.IntegerAttr(op.attributes["max_num_imprecise_acc"]).value
+        if tile.is_fp8(a.type) and (wgmma is None or imprecise < 256 // bits):
+            # No mma.sync here takes fp8, and fp8 wgmma sums at least one instruction's 32
+            # products in less than fp32 precision: the operands go to fp16 (exactly), and the
+            # dot with them, where wgmma cannot read them or full precision is asked for.
             op.operands[0] = _elementwise_cast(a, ir.F16Type.get(), op)
             op.operands[1] = _elementwise_cast(b, ir.F16Type.get(), op)
             return self._rewrite(op, num_warps, arch, staged)

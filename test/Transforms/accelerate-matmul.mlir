@@ -350,22 +350,31 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tile
 // -----
 
 // fp8 (e4m3) on sm_90: A along K and B along K (#t: dim 0 fastest, B column-major) are wgmma
-// operands in NVMMA buffers of bytes (k32 instructions); a B that runs along N cannot be read
-// by fp8 wgmma (it transposes 16-bit operands only) and no mma.sync here takes fp8, so both
-// operands are widened to fp16 (exactly) and that dot takes the fp16 path.
+// operands in NVMMA buffers of bytes (k32 instructions), with Triton's default
+// max_num_imprecise_acc (2^30: sums left to the tensor cores) or one of at least an
+// instruction's 32 products (kept for the lowering, which promotes the partial sums); a B that
+// runs along N cannot be read by fp8 wgmma (it transposes 16-bit operands only) and no mma.sync
+// here takes fp8, so both operands are widened to fp16 (exactly) and that dot takes the fp16
+// path, as does one asking for full precision (max_num_imprecise_acc below 32).
 // CHECK-LABEL: func.func @fp8
 // CHECK: [[SA:%.*]] = "tilegpu.local_alloc"(%arg0) : ({{.*}}) -> !tilegpu.memdesc<[128, 64], f8E4M3FN, #tilegpu.nvmma_shared<64 : i32, 8 : i32, [1, 0]>, false>
 // CHECK: [[SB:%.*]] = "tilegpu.local_alloc"(%arg1) : ({{.*}}) -> !tilegpu.memdesc<[64, 128], f8E4M3FN, #tilegpu.nvmma_shared<64 : i32, 8 : i32, [0, 1]>, false>
-// CHECK: "tilegpu.warpgroup_dot"([[SA]], [[SB]], %{{.*}}) {{.*}} -> tensor<128x128xf32, #tilegpu.mma<[3, 0]
+// CHECK: "tilegpu.warpgroup_dot"([[SA]], [[SB]], %{{.*}}) {input_precision = "tf32", max_num_imprecise_acc = 1073741824 : i32} {{.*}} -> tensor<128x128xf32, #tilegpu.mma<[3, 0]
 // CHECK: arith.extf %arg0 : tensor<128x64xf8E4M3FN, #{{.*}}> to tensor<128x64xf16
 // CHECK: arith.extf %arg2 : tensor<64x128xf8E4M3FN, #{{.*}}> to tensor<64x128xf16
 // CHECK: "tilegpu.warpgroup_dot"{{.*}}f16
+// CHECK: arith.extf %arg0 : tensor<128x64xf8E4M3FN, #{{.*}}> to tensor<128x64xf16
+// CHECK: arith.extf %arg1 : tensor<64x128xf8E4M3FN, #{{.*}}> to tensor<64x128xf16
+// CHECK: "tilegpu.warpgroup_dot"{{.*}}max_num_imprecise_acc = 16 : i32{{.*}}f16
+// CHECK: "tilegpu.warpgroup_dot"({{.*}}) {input_precision = "tf32", max_num_imprecise_acc = 32 : i32} : (!tilegpu.memdesc<[128, 64], f8E4M3FN
 #b = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
 #t = #tilegpu.blocked<[4, 1], [16, 2], [1, 4], [0, 1]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
   func.func @fp8(%a: tensor<128x64xf8E4M3FN, #b>, %bk: tensor<64x128xf8E4M3FN, #t>, %bn: tensor<64x128xf8E4M3FN, #b>, %c: tensor<128x128xf32, #b>) {
-    %d1 = "tile.dot"(%a, %bk, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x64xf8E4M3FN, #b>, tensor<64x128xf8E4M3FN, #t>, tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b>
-    %d2 = "tile.dot"(%a, %bn, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x64xf8E4M3FN, #b>, tensor<64x128xf8E4M3FN, #b>, tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b>
+    %d1 = "tile.dot"(%a, %bk, %c) {input_precision = "tf32", max_num_imprecise_acc = 1073741824 : i32} : (tensor<128x64xf8E4M3FN, #b>, tensor<64x128xf8E4M3FN, #t>, tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b>
+    %d2 = "tile.dot"(%a, %bn, %c) {input_precision = "tf32", max_num_imprecise_acc = 1073741824 : i32} : (tensor<128x64xf8E4M3FN, #b>, tensor<64x128xf8E4M3FN, #b>, tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b>
+    %d3 = "tile.dot"(%a, %bk, %c) {input_precision = "tf32", max_num_imprecise_acc = 16 : i32} : (tensor<128x64xf8E4M3FN, #b>, tensor<64x128xf8E4M3FN, #t>, tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b>
+    %d4 = "tile.dot"(%a, %bk, %c) {input_precision = "tf32", max_num_imprecise_acc = 32 : i32} : (tensor<128x64xf8E4M3FN, #b>, tensor<64x128xf8E4M3FN, #t>, tensor<128x128xf32, #b>) -> tensor<128x128xf32, #b>
     return
   }
 }

@@ -183,4 +183,26 @@ def dot(a: tensor, b: tensor, acc=None, input_precision: str | None = None,
         acc = constant(0, out_dtype, shape)
     if a.dtype == T.uint8:  # tile.dot's i8 is signed: widen unsigned bytes first
         a, b = cast(a, T.int16), cast(b, T.int16)
-    return _builder().dot(a, b, acc, input_precision, max_num_imprecise_acc or 0)
+    return _builder().dot(a, b, acc, input_precision,
+                          _imprecise_sums(a, b, max_num_imprecise_acc))
+
+
+# With no max_num_imprecise_acc an fp8 dot leaves its partial sums to the tensor cores (fp8 wgmma
+# adds products in less than fp32 precision), as Triton's default on sm_90 does.
+FP8_IMPRECISE_DEFAULT = 1 << 30
+
+
+def _imprecise_sums(a: tensor, b: tensor, given) -> int:
+    """max_num_imprecise_acc as tile.dot takes it, checked as Triton does: how many K products
+    an fp8 dot may sum at the tensor cores' precision before promoting the sum to fp32 (0: full
+    precision); ignored for other operands."""
+    fp8 = a.dtype.is_fp8() and b.dtype.is_fp8()
+    if given is None:
+        return FP8_IMPRECISE_DEFAULT if fp8 else 0
+    if not isinstance(given, int) or isinstance(given, bool) or given < 0:
+        raise SemanticError(f"max_num_imprecise_acc must be a non-negative integer, not "
+                            f"{given!r}")
+    k = a.shape[-1]
+    if fp8 and given > k:
+        raise SemanticError(f"max_num_imprecise_acc ({given}) must be <= K ({k})")
+    return given

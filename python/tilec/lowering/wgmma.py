@@ -142,10 +142,10 @@ def _fence_registers(a: "_Registers", values: list[ir.Value],
     each tile's packing (and the softmax computing it) down to its wgmma and ptxas injects a
     warpgroup.arrive before each one (its C7519 note). Returns the accumulator's values as
     fenced; A's tiles are replaced in `a`."""
-    packed = [r for tile in tiles for r in a.at(*tile)]
+    packed = [r for corner in tiles for r in a.at(*corner)]
     out = _through_asm("wgmma.fence.sync.aligned;", packed + values)
-    for n, tile in enumerate(tiles):
-        a.cache[tile] = out[4 * n:4 * n + 4]
+    for n, corner in enumerate(tiles):
+        a.cache[corner] = out[4 * n:4 * n + 4]
     return out[len(packed):]
 
 
@@ -230,6 +230,15 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
     if not in_registers:  # A row-major (K-major) or transposed
         attributes["layoutA"] = _attr(
             f"#nvvm.mma_layout<{'row' if k_major(a.layout, 1) else 'col'}>")
+    imprecise = ir.IntegerAttr(op.attributes["max_num_imprecise_acc"]).value
+    if element in _FP8 and imprecise <= k_size:
+        if in_registers:
+            raise NotImplementedError("promoted fp8 sums of an A in registers")
+        return _promoted(op, layout, c, slots, list(k_steps), max(1, -(-imprecise // k_step)),
+                         struct, acc_type, lambda acc, k0, m0, n0, zero: ir.Operation.create(
+                             "nvvm.wgmma.mma_async", results=[struct],
+                             operands=[acc, a.at(m0, k0, groups_m), b.at(n0, k0, wn)],
+                             attributes=dict(attributes, **({"scaleD": _attr(_FIRST)} if zero else {}))).result)
     if not in_registers:
         ir.Operation.create("nvvm.wgmma.fence.aligned")
     for k0 in k_steps:
@@ -259,6 +268,36 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
         for i, r in enumerate(regs):
             values[r] = llvm.extractvalue(acc_type, accumulators[key],
                                           ir.DenseI64ArrayAttr.get([i]))
+    return [Distributed(layout, tuple(c.shape), values)]
+
+
+_FP8 = ("f8E4M3FN", "f8E5M2")
+# The first wgmma of a partial sum ignores the accumulator registers it is given (scale-d 0).
+_FIRST = "#nvvm.wgmma_scale_out<zero>"
+
+
+def _promoted(op: ir.Operation, layout, c: Distributed, slots: dict, k_steps: list[int],
+              per_sum: int, struct: ir.Type, acc_type: ir.Type, mma) -> list[Distributed]:
+    """An fp8 warpgroup_dot whose partial sums are promoted (max_num_imprecise_acc at most
+    its K): fp8 wgmma adds its products in less than fp32 precision, so the K steps go in
+    groups of `per_sum` (max_num_imprecise_acc / 32 rounded up), each summed by wgmma alone
+    into fresh registers (its first instruction with scale-d 0), committed and waited for,
+    then added to the fp32 result with fp32 adds. `mma(acc, k0, m0, n0, first)` issues one
+    instruction. The result is complete on return, whether the dot was asynchronous or not."""
+    values = list(c.values)
+    for start in range(0, len(k_steps), per_sum):
+        ir.Operation.create("nvvm.wgmma.fence.aligned")
+        partial = {key: llvm.mlir_undef(struct) for key in slots}
+        for i, k0 in enumerate(k_steps[start:start + per_sum]):
+            for (m0, n0), acc in partial.items():
+                partial[(m0, n0)] = mma(acc, k0, m0, n0, i == 0)
+        ir.Operation.create("nvvm.wgmma.commit.group.sync.aligned")
+        sums = [llvm.extractvalue(acc_type, partial[key], ir.DenseI64ArrayAttr.get([i]))
+                for key, regs in slots.items() for i in range(len(regs))]
+        sums = iter(_through_asm("wgmma.wait_group.sync.aligned 0;", sums))
+        for key, regs in slots.items():
+            for r in regs:
+                values[r] = arith.addf(values[r], next(sums))
     return [Distributed(layout, tuple(c.shape), values)]
 
 
