@@ -37,7 +37,7 @@ from tilec.frontend import checks
 from tilec.frontend.codegen import CodeGenerator
 from tilec.kernel import JITFunction, jit_function_of
 from tilec.language.block_pointer import tensor_descriptor
-from tilec.language.core import tensor
+from tilec.language.core import SemanticError, tensor
 from tilec import remote_cache, tma
 from tilec.analysis.wgmma import nvmma_layout
 from tilec.language.dtypes import dtype, parse_type, tensormap_type
@@ -622,6 +622,13 @@ def tma_descriptor(name: str, parts: tuple, params: list[KernelParam],
             "padding": padding}
 
 
+def _parameter_type(fn: JITFunction, param: KernelParam) -> ir.Type:
+    try:
+        return param.type.to_ir()
+    except SemanticError as err:  # a type the target lacks (fp8e4b8, fp8e5b16)
+        raise checks.parameter_error(fn, param.name, str(err)) from None
+
+
 def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict[str, Any],
                      context: ir.Context, debug: bool = False,
                      descriptors: dict[str, int] | None = None) -> ir.OpView:
@@ -634,7 +641,7 @@ def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict
     with context, def_loc:
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):
-            ftype = ir.FunctionType.get([p.type.to_ir() for p in params], [])
+            ftype = ir.FunctionType.get([_parameter_type(fn, p) for p in params], [])
             kernel = func.FuncOp(fn.__name__, ftype)
             kernel.attributes["tile.kernel"] = ir.UnitAttr.get()
             arg_attrs = []

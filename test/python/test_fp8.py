@@ -468,3 +468,127 @@ def test_rounding_toward_zero_to_e5m2_on_the_gpu():
     interpret(narrow_toward_zero, (-(-len(src) // 256),), src, host, len(src), BLOCK=256)
     np.testing.assert_array_equal(got.cpu().numpy(), e5m2_toward_zero(src))
     np.testing.assert_array_equal(got.cpu().numpy(), host.view(np.uint8))
+
+
+# --- float8e4b15 (Triton's e4m3 of bias 15) and the AMD-only names ---
+
+def e4b15_value(byte: np.ndarray) -> np.ndarray:
+    """An independent decoding of float8e4b15 bytes: sign, 4 exponent bits of bias 15 (0 being
+    subnormal), 3 mantissa bits; no infinity or NaN."""
+    byte = np.asarray(byte, np.int64)
+    e, m = (byte >> 3) & 0xF, byte & 7
+    magnitude = np.where(e == 0, m / 8 * 2.0 ** -14, (1 + m / 8) * 2.0 ** (e - 15.0))
+    return np.where(byte & 0x80, -magnitude, magnitude)
+
+
+def e4b15_model(halves: np.ndarray) -> np.ndarray:
+    """Triton's fp16 -> float8e4b15 by search: |x| clamped to 1.75 (infinities and NaN too), the
+    nearest of the 128 magnitudes with ties away from zero, the sign bit kept."""
+    magnitudes = e4b15_value(np.arange(128))
+    out = np.empty(len(halves), np.uint8)
+    for i, h in enumerate(np.asarray(halves, np.float16)):
+        v = 1.75 if np.isnan(h) else min(abs(float(h)), 1.75)
+        distance = np.abs(magnitudes - v)
+        out[i] = np.nonzero(distance == distance.min())[0].max() | (0x80 * bool(np.signbit(h)))
+    return out
+
+
+def toward_zero_half(singles: np.ndarray) -> np.ndarray:
+    """fp32 -> fp16 rounding toward zero (NaN to a positive NaN), from NumPy's nearest."""
+    halves = singles.astype(np.float16)
+    over = np.abs(halves.astype(np.float64)) > np.abs(singles.astype(np.float64))
+    halves[over] = np.nextafter(halves[over], np.float16(0))
+    halves[np.isnan(singles)] = np.float16(np.nan)
+    return halves
+
+
+@tilec.jit
+def convert(src, dst, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst + o, tl.load(src + o, mask=o < n).to(dst.dtype.element_ty), mask=o < n)
+
+
+E4B15_SINGLES = np.concatenate([
+    np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.75, 1.8, 1.875, 1.9, 100.0, -1.7,
+              2.0 ** -17, 1.5 * 2.0 ** -17, 2.0 ** -18, 0.1, -0.3], np.float32),
+    np.random.default_rng(11).standard_normal(3000).astype(np.float32) *
+    np.float32(2.0) ** np.random.default_rng(12).integers(-20, 2, 3000).astype(np.float32)])
+
+
+def test_fp8e4b15_and_the_amd_names_are_tritons():
+    assert (tl.float8e4b15.primitive_bitwidth, tl.float8e4b15.fp_mantissa_width,
+            tl.float8e4b15.exponent_bias) == (8, 3, 15)
+    assert tl.float8e4b8.exponent_bias == 8 and tl.float8e5b16.exponent_bias == 16
+    assert tl.dtype("fp8e4b15") == tl.float8e4b15 and tl.float8e4b15.is_fp8()
+    assert {"fp8e4b15", "fp8e4b8", "fp8e5b16"} <= set(tl.dtype.FP8_TYPES)
+    assert tl.pointer_type(tl.float8e4b15).codegen_name() == "*fp8e4b15"
+
+
+def test_fp8e4b15_narrowing_every_half_and_singles_in_the_interpreter():
+    halves = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    dst = np.zeros(65536, np.uint8)
+    interpret(convert, (64,), halves, tilec.reinterpret(dst, tl.float8e4b15), 65536,
+              BLOCK=1024)
+    np.testing.assert_array_equal(dst, e4b15_model(halves))
+    dst = np.zeros(len(E4B15_SINGLES), np.uint8)
+    interpret(convert, (4,), E4B15_SINGLES, tilec.reinterpret(dst, tl.float8e4b15),
+              len(dst), BLOCK=1024)
+    np.testing.assert_array_equal(dst, e4b15_model(toward_zero_half(E4B15_SINGLES)))
+    assert dst[4] == 0x7E  # NaN: positive, saturated
+
+
+@pytest.mark.parametrize("wide", ["float16", "float32"])
+def test_fp8e4b15_widening_every_byte_in_the_interpreter(wide):
+    src = np.arange(256, dtype=np.uint8)
+    dst = np.zeros(256, WIDE[wide])
+    interpret(convert, (1,), tilec.reinterpret(src, tl.float8e4b15), dst, 256, BLOCK=256)
+    np.testing.assert_array_equal(dst.astype(np.float64), e4b15_value(src))
+    assert dst[0x7F] == 1.875 and np.signbit(dst[0x80])
+
+
+def test_fp8e4b15_conversions_compile_and_mistakes_are_errors_at_the_line():
+    for sig in (("*fp16", "*fp8e4b15"), ("*fp32", "*fp8e4b15"), ("*fp8e4b15", "*fp32"),
+                ("*fp8e4b15", "*bf16")):
+        key = ((sig[0], True), (sig[1], True), ("i32", False), ("constexpr", 256))
+        assert compile_specialized(convert, key, CompileOptions(), stop_after="ptx")
+    key = (("*bf16", True), ("*fp8e4b15", True), ("i32", False), ("constexpr", 256))
+    with pytest.raises(CompilationError, match="converts from float16 and float32 only") as err:
+        compile_specialized(convert, key, CompileOptions(), stop_after="tile")
+    assert ".to(dst.dtype.element_ty)" in str(err.value)
+    ptr = ("*fp8e4b15", True)
+    with pytest.raises(CompilationError, match="fp8 values take no arithmetic"):
+        compile_specialized(fp8_sum, (ptr, ptr, ("constexpr", 64)), CompileOptions(),
+                            stop_after="tile")
+
+
+@pytest.mark.parametrize("name", ["fp8e4b8", "fp8e5b16"])
+def test_amd_fp8_types_are_triton_s_error_in_both_modes(name):
+    key = (("*fp16", True), (f"*{name}", True), ("i32", False), ("constexpr", 256))
+    with pytest.raises(CompilationError, match=f"type {name} not supported in this "
+                       r"architecture. The supported fp8 dtypes are \('fp8e4b15', 'fp8e4nv', "
+                       r"'fp8e5'\)") as err:
+        compile_specialized(convert, key, CompileOptions(), stop_after="tile")
+    assert "argument 'dst'" in str(err.value) and "def convert(" in str(err.value)
+    dst = np.zeros(4, np.uint8)
+    with pytest.raises(CompilationError, match=f"type {name} not supported"):
+        interpret(convert, (1,), np.ones(4, np.float16),
+                  tilec.reinterpret(dst, getattr(tl, tl.dtype(name).name)), 4, BLOCK=4)
+
+
+@pytest.mark.gpu
+def test_fp8e4b15_conversions_on_the_gpu_match_the_model_and_the_interpreter():
+    torch = pytest.importorskip("torch")
+    halves = torch.arange(65536, dtype=torch.int32).to(torch.int16).view(torch.float16)
+    singles = torch.from_numpy(E4B15_SINGLES)
+    for src, model in ((halves, e4b15_model(halves.numpy())),
+                       (singles, e4b15_model(toward_zero_half(E4B15_SINGLES)))):
+        got = torch.zeros(src.numel(), dtype=torch.uint8, device="cuda")
+        convert[(-(-src.numel() // 1024),)](src.cuda(), tilec.reinterpret(got, tl.float8e4b15),
+                                            src.numel(), BLOCK=1024)
+        np.testing.assert_array_equal(got.cpu().numpy(), model)
+    every = torch.arange(256, dtype=torch.uint8, device="cuda")
+    for wide in (torch.float16, torch.float32):
+        got = torch.zeros(256, dtype=wide, device="cuda")
+        convert[(1,)](tilec.reinterpret(every, tl.float8e4b15), got, 256, BLOCK=256)
+        np.testing.assert_array_equal(got.cpu().double().numpy(),
+                                      e4b15_value(np.arange(256)))

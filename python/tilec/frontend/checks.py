@@ -76,6 +76,15 @@ def error_at(fn, node: ast.AST, message: str, call_sites: tuple = ()) -> Compila
     return CompilationError(message, fn.filename, line, col, fn.source_line(line), call_sites)
 
 
+def parameter_error(fn, name: str, message: str) -> CompilationError:
+    """A CompilationError at the parameter `name` (or the part `name.i` of a tuple one) of
+    `fn`'s def: a mistake in the type an argument gives it."""
+    tree = fn.parse()
+    base = name.split(".")[0]
+    node = next((a for a in ast.walk(tree) if isinstance(a, ast.arg) and a.arg == base), tree)
+    return error_at(fn, node, f"argument '{name}': {message}")
+
+
 def _unsupported(node: ast.AST, visitor: type) -> str | None:
     if type(node) in UNSUPPORTED:
         return UNSUPPORTED[type(node)]

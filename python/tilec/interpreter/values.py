@@ -21,6 +21,7 @@ _NUMPY = {
     "float16": np.float16, "bfloat16": ml_dtypes.bfloat16, "float32": np.float32,
     "float64": np.float64, "float8e4nv": ml_dtypes.float8_e4m3fn,
     "float8e5": ml_dtypes.float8_e5m2,
+    "float8e4b15": np.uint8,  # its bytes (the semantic layer converts them)
 }
 
 
@@ -28,7 +29,7 @@ def numpy_dtype(ty: dtype):
     ty = ty.scalar
     if ty.is_ptr():
         return np.uint64
-    return np.dtype(_NUMPY[ty.name])
+    return np.dtype(_NUMPY[ty.check_supported().name])
 
 
 def tilec_dtype(np_dtype) -> dtype:

@@ -12,7 +12,8 @@ from tilec.language.builtins import (__all__ as _builtins, abs, associative_scan
 from tilec.language.core import (constexpr, constexpr_function, language_function,  # noqa: F401
                                  tensor)
 from tilec.language.dtypes import (bfloat16, block_type, const, dtype, float8e4nv,  # noqa: F401
-                                   float8e5, float16, float32, float64, int1, int8, int16, int32, int64, pi32_t,
+                                   float8e5, float8e4b15, float8e4b8, float8e5b16, float16,
+                                   float32, float64, int1, int8, int16, int32, int64, pi32_t,
                                    pointer_type, uint8, uint16, uint32, uint64, void)
 from tilec.language.microscaling import dot_scaled  # noqa: F401
 from tilec.language.random import rand, randint, randint4x, randn  # noqa: F401
@@ -34,7 +35,8 @@ TENSOR_METHODS = {
 
 __all__ = sorted({*_builtins, "constexpr", "constexpr_function", "language_function", "tensor",
                   "bfloat16", "block_type", "const", "dtype", "float16", "float32", "float64",
-                  "float8e4nv", "float8e5", "dot_scaled", "int1",
+                  "float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16",
+                  "dot_scaled", "int1",
                   "int8", "int16", "int32", "int64", "pi32_t", "pointer_type", "uint8", "uint16",
                   "uint32", "uint64", "void", "rand", "randint", "randint4x", "randn", "argmax",
                   "argmin", "cdiv", "cumprod", "cumsum", "flip", "full_like", "ones_like",

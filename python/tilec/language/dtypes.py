@@ -16,23 +16,29 @@ class dtype:
     SINT = ("int8", "int16", "int32", "int64")
     UINT = ("int1", "uint8", "uint16", "uint32", "uint64")
     # float8e4nv: e4m3 "fn" (bias 7, no infinity, NaN 0x7f/0xff, largest 448); float8e5: e5m2
-    # (bias 15, IEEE-like, largest 57344). In memory and registers they are bytes.
-    FP8 = ("float8e4nv", "float8e5")
+    # (bias 15, IEEE-like, largest 57344); float8e4b15: Triton's e4m3 of bias 15 (no infinity
+    # or NaN, largest 1.875; MLIR has no such type: its IR type is i8). In memory and registers
+    # they are bytes. float8e4b8 and float8e5b16 (AMD's fnuz formats) are names only, as in
+    # Triton on NVIDIA GPUs: a kernel using them is an error (UNSUPPORTED_FP8).
+    FP8 = ("float8e4nv", "float8e5", "float8e4b15", "float8e4b8", "float8e5b16")
+    UNSUPPORTED_FP8 = ("float8e4b8", "float8e5b16")
     FP = ("float16", "bfloat16", "float32", "float64") + FP8
     SHORT = {"int1": "i1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
              "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
              "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64",
-             "float8e4nv": "fp8e4nv", "float8e5": "fp8e5", "void": "void"}
+             "float8e4nv": "fp8e4nv", "float8e5": "fp8e5", "float8e4b15": "fp8e4b15",
+             "float8e4b8": "fp8e4b8", "float8e5b16": "fp8e5b16", "void": "void"}
     # Triton's lists of type names (its own spellings of the float types), for code that builds
     # dtypes from them: tl.dtype("fp16") is tl.float16.
     SINT_TYPES = list(SINT)
     UINT_TYPES = list(UINT)
     STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
-    FP8_TYPES = ["fp8e4nv", "fp8e5"]
+    FP8_TYPES = ["fp8e4nv", "fp8e5", "fp8e4b15", "fp8e4b8", "fp8e5b16"]
     FP_TYPES = FP8_TYPES + STANDARD_FP_TYPES
     OTHER_TYPES = ["void"]
     _ALIASES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
-                "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
+                "fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp8e4b15": "float8e4b15",
+                "fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16"}
 
     def __init__(self, name: str):
         name = self._ALIASES.get(name, name)
@@ -61,6 +67,25 @@ class dtype:
 
     def is_fp8e5(self) -> bool:
         return self.name == "float8e5"
+
+    def is_fp8e4b15(self) -> bool:
+        return self.name == "float8e4b15"
+
+    def is_fp8e4b8(self) -> bool:
+        return self.name == "float8e4b8"
+
+    def is_fp8e5b16(self) -> bool:
+        return self.name == "float8e5b16"
+
+    def check_supported(self) -> "dtype":
+        """This type, or Triton's error for an fp8 type NVIDIA GPUs do not have (asked by both
+        builders wherever a type enters a kernel)."""
+        if self.name in self.UNSUPPORTED_FP8:
+            supported = tuple(self.SHORT[n] for n in sorted(self.FP8)
+                              if n not in self.UNSUPPORTED_FP8)
+            raise SemanticError(f"type {self.SHORT[self.name]} not supported in this "
+                                f"architecture. The supported fp8 dtypes are {supported}")
+        return self
 
     def is_fp64(self) -> bool:
         return self.name == "float64"
@@ -101,15 +126,19 @@ class dtype:
     @property
     def fp_mantissa_width(self) -> int:
         return {"float16": 10, "bfloat16": 7, "float32": 23, "float64": 52, "float8e4nv": 3,
-                "float8e5": 2}[self.name]
+                "float8e5": 2, "float8e4b15": 3, "float8e4b8": 3, "float8e5b16": 2}[self.name]
 
     @property
     def exponent_bias(self) -> int:
         """2^(exponent bits - 1) - 1 of a float type (15 for fp16, 127 for bf16 and fp32)."""
         if not self.is_floating():
             raise AttributeError(f"{self.name} is not a floating-point type: no exponent bias")
+        if self.name in self._BIASES:
+            return self._BIASES[self.name]
         exponent_bits = self.primitive_bitwidth - self.fp_mantissa_width - 1
         return (1 << (exponent_bits - 1)) - 1
+
+    _BIASES = {"float8e4b15": 15, "float8e4b8": 8, "float8e5b16": 16}  # not 2^(e-1) - 1
 
     @property
     def scalar(self) -> "dtype":
@@ -121,7 +150,8 @@ class dtype:
 
     # --- MLIR ---
     def to_ir(self) -> ir.Type:
-        if self.is_int():
+        self.check_supported()
+        if self.is_int() or self.is_fp8e4b15():
             return ir.IntegerType.get_signless(self.primitive_bitwidth)
         return {"float16": ir.F16Type, "bfloat16": ir.BF16Type, "float32": ir.F32Type,
                 "float64": ir.F64Type, "float8e4nv": ir.Float8E4M3FNType,
@@ -293,6 +323,9 @@ float32 = dtype("float32")
 float64 = dtype("float64")
 float8e4nv = dtype("float8e4nv")
 float8e5 = dtype("float8e5")
+float8e4b15 = dtype("float8e4b15")
+float8e4b8 = dtype("float8e4b8")
+float8e5b16 = dtype("float8e5b16")
 pi32_t = pointer_type(int32)  # Triton's name of the int32 pointer type
 
 
@@ -301,7 +334,7 @@ class const:
     or through a pointer computed from it, is a compile-time error."""
 
 ALL_SCALARS = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16,
-               float32, float64, float8e4nv, float8e5)
+               float32, float64, float8e4nv, float8e5, float8e4b15, float8e4b8, float8e5b16)
 BY_SHORT_NAME = {t.codegen_name(): t for t in ALL_SCALARS}
 BY_SHORT_NAME.update({"b1": int1, "f16": float16, "f32": float32, "f64": float64,
                       "bf16": bfloat16})

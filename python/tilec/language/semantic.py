@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
+from tilec import fp8
 from tilec.errors import integer_text
 from tilec.language import dtypes as T
 from tilec.language.builder import current as _builder
@@ -56,6 +59,9 @@ def constant(value, ty: dtype, shape=()) -> tensor:
             value += 2**width
         elif ty.is_int_signed() and value >= 2**(width - 1):
             value -= 2**width
+    elif ty.is_fp8e4b15():  # an i8 in the IR: its byte, as the conversion makes it
+        byte = constant(int(fp8.e4b15_of_halves(np.float16(float(value)))), T.uint8, shape)
+        return cast(byte, ty, bitcast=True)
     elif ty.is_floating():
         value = float(value)
     return _builder().constant(value, ty, list(shape))
@@ -186,6 +192,8 @@ def cast(x, dst: dtype, fp_downcast_rounding: str | None = None, bitcast: bool =
         if src.primitive_bitwidth != dst.primitive_bitwidth:
             raise SemanticError(f"cannot bitcast {src} to {dst}: sizes differ "
                                 f"({src.primitive_bitwidth} vs {dst.primitive_bitwidth} bits)")
+        if (src.is_fp8e4b15() and dst.is_int()) or (dst.is_fp8e4b15() and src.is_int()):
+            return convert("retype", x, result)  # the same i8 in the IR
         return convert("bitcast", x, result)
     if src.is_ptr() or dst.is_ptr():
         return convert(_pointer_conversion(src, dst), x, result)
@@ -195,6 +203,10 @@ def cast(x, dst: dtype, fp_downcast_rounding: str | None = None, bitcast: bool =
         if fp_downcast_rounding not in (None, "rtne", "rtz"):
             raise SemanticError(f"fp_downcast_rounding must be 'rtne' or 'rtz', "
                                 f"not {fp_downcast_rounding!r}")
+        if src.is_fp8e4b15():
+            return cast(_from_e4b15(x), dst, fp_downcast_rounding)
+        if dst.is_fp8e4b15():
+            return _to_e4b15(x)
         narrowing = dst.primitive_bitwidth < src.primitive_bitwidth
         if dst.is_fp8() and fp_downcast_rounding == "rtz" and not (
                 dst == T.float8e5 and src in (T.float32, T.float64)):
@@ -224,6 +236,34 @@ def cast(x, dst: dtype, fp_downcast_rounding: str | None = None, bitcast: bool =
     if src.is_int() and dst.is_floating():
         return convert("sitofp" if src.is_int_signed() else "uitofp", x, result)
     raise SemanticError(f"cannot cast {src} to {dst}")
+
+
+def _from_e4b15(x: tensor) -> tensor:
+    """float8e4b15 values as float16, exactly: its bytes are fp16's with the exponent's top
+    bit and the low 7 mantissa bits dropped (sign << 15 | (byte & 0x7f) << 7), so 0x7f is
+    1.875 and there is no NaN or infinity."""
+    b = cast(cast(x, T.uint8, bitcast=True), T.uint16)
+    return cast(binary("|", binary("<<", binary("&", b, 0x80), 8),
+                       binary("<<", binary("&", b, 0x7F), 7)), T.float16, bitcast=True)
+
+
+def _to_e4b15(x: tensor) -> tensor:
+    """float16 or float32 values as float8e4b15, as Triton converts them: float32 first to
+    float16 rounding toward zero (NaN becoming positive), then the magnitude's fp16 bits
+    clamped to 1.75's (0x3f00: larger values, infinities and NaN saturate at 0x7e) and rounded
+    half away from zero to 7 bits, the sign kept (fp_downcast_rounding is not asked)."""
+    src = x.dtype.scalar
+    if src not in (T.float16, T.float32):
+        raise SemanticError(f"cannot cast {src} to float8e4b15: it converts from float16 and "
+                            "float32 only (as in Triton); convert to one of them first")
+    half = x if src == T.float16 else cast(x, T.float16, fp_downcast_rounding="rtz")
+    bits = cast(half, T.uint16, bitcast=True)
+    sign = binary("&", bits, 0x8000)
+    if src == T.float32:
+        sign = where(compare("!=", x, x), 0, sign)
+    magnitude = minimum(binary("&", bits, 0x7FFF), 0x3F00)
+    byte = binary("|", binary(">>", binary("+", magnitude, 0x40), 7), binary(">>", sign, 8))
+    return cast(cast(byte, T.uint8), T.float8e4b15, bitcast=True)
 
 
 def _pointer_conversion(src: dtype, dst: dtype) -> str:
