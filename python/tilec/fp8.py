@@ -91,12 +91,3 @@ def bits(value: float, name: str) -> int:
     """The byte of `value` as fp8 format `name` (saturating)."""
     return int(to_fp8(np.float32(value), name).view(np.uint8))
 
-
-def e4b15_of_halves(halves) -> np.ndarray:
-    """fp16 values as float8e4b15 bytes, as Triton converts them (and the semantic layer,
-    language/semantic.py's _to_e4b15, in the kernel language): the magnitude's bits clamped to
-    1.75's (0x3f00; infinities and NaN too), rounded half away from zero to 7 bits, the sign
-    kept."""
-    bits = np.asarray(halves, np.float16).view(np.uint16).astype(np.uint32)
-    magnitude = np.minimum(bits & 0x7FFF, 0x3F00)
-    return (((magnitude + 0x40) >> 7) | ((bits & 0x8000) >> 8)).astype(np.uint8)

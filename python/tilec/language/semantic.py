@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
-
-from tilec import fp8
 from tilec.errors import integer_text
 from tilec.language import dtypes as T
 from tilec.language.builder import current as _builder
@@ -59,9 +56,8 @@ def constant(value, ty: dtype, shape=()) -> tensor:
             value += 2**width
         elif ty.is_int_signed() and value >= 2**(width - 1):
             value -= 2**width
-    elif ty.is_fp8e4b15():  # an i8 in the IR: its byte, as the conversion makes it
-        byte = constant(int(fp8.e4b15_of_halves(np.float16(float(value)))), T.uint8, shape)
-        return cast(byte, ty, bitcast=True)
+    elif ty.is_fp8e4b15():  # an i8 in the IR: the float16 constant converted
+        return _to_e4b15(constant(float(value), T.float16, shape))
     elif ty.is_floating():
         value = float(value)
     return _builder().constant(value, ty, list(shape))
