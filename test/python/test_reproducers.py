@@ -130,7 +130,7 @@ def test_planted_pass_failure_reproduces(monkeypatch, repro_dir):
 
 
 @pytest.mark.parametrize("stage, op", [("tile", "tile.store"), ("tilegpu", "tile.store"),
-                                       ("llvm", "tile.store"), ("ptx", "llvm.store")])
+                                       ("llvm", "tile.store"), ("ptx", "llvm.load")])
 def test_each_stage_input_reproduces(monkeypatch, stage, op):
     plant(monkeypatch, stage, insert_first(f"test-repro-fail{{op={op}}}"))
     message = compile_error()

@@ -3,8 +3,11 @@
 Consecutive registers that hold consecutive elements (the layout's size_per_thread along the
 fastest dimension, which tilegpu-coalesce sets only where alignment allows) become one vector
 access of up to 16 bytes. A masked access is guarded by its first lane's mask (coalesce made
-the mask constant over the vector) and a masked-off load yields `other`. An access with a
-cache modifier or an eviction policy is the PTX instruction that has it (ptx.py).
+the mask constant over the vector): a masked-off load yields `other`, and a masked store is one
+predicated PTX store (`@p st.global.v4.b32`, ptx.py), as straight-line code: a branch around
+each store cost a reconvergence (BSSY/BSYNC) per vector and let LLVM sink the address
+arithmetic into it. An access with a cache modifier or an eviction policy is the PTX
+instruction that has it (ptx.py).
 """
 from __future__ import annotations
 
@@ -124,6 +127,9 @@ def lower_load(ctx: Lowering, op: ir.Operation):
 def _store_one(pointer: ir.Value, mask: ir.Value | None, values: list[ir.Value],
                element: ir.Type, hints: tuple[str, str] | None = None) -> None:
     vec = len(values)
+    if mask is not None and ptx.storable(element) and memory_type(element) == element:
+        ptx.store(pointer, values, *(hints or ()), predicate=mask)
+        return
     alignment = vec * _bytes(element)
     value = None if hints is not None else vector_of(values, element) if vec > 1 else values[0]
 

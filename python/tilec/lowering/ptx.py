@@ -112,18 +112,31 @@ def load(pointer: ir.Value, count: int, element: ir.Type, cache: str, evict: str
     return _retype(words, count, element)
 
 
-def store(pointer: ir.Value, values: list[ir.Value], cache: str, evict: str) -> None:
+def store(pointer: ir.Value, values: list[ir.Value], cache: str = "none",
+          evict: str = "evict_normal", predicate: ir.Value | None = None) -> None:
+    """`values` stored at `pointer` (aligned to their total size) with the cache operator and
+    eviction priority; under `predicate` (an i1) the one instruction is predicated
+    (`@p st.global...`), so a masked store is straight-line code, not a branch around it."""
     element = values[0].type
+    guard, extra = ("", []) if predicate is None else ("@$0 ", [predicate])
+    first = len(extra)
     if width(element) == 8 and len(values) * 8 < 16:
         wide = arith.extui(ir.IntegerType.get_signless(16), bits(values[0]))
-        asm([], [pointer, wide], f"st.global{_qualifier(STORE_CACHE[cache], evict)}.u8 "
-                                 "[$0], $1;", ["l", "h"])
+        asm([], [*extra, pointer, wide],
+            f"{guard}st.global{_qualifier(STORE_CACHE[cache], evict)}.u8 [${first}], "
+            f"${first + 1};", ["b"] * first + ["l", "h"])
         return
     reg, nregs = _words(len(values), element)
     words = _retype(values, nregs, _i(reg))
-    asm([], [pointer, *words],
-        f"st.global{_qualifier(STORE_CACHE[cache], evict)}{_vec(nregs)}.b{reg} [$0], "
-        f"{_braced(1, nregs)};", ["l"] + [_REGISTER[reg]] * nregs)
+    asm([], [*extra, pointer, *words],
+        f"{guard}st.global{_qualifier(STORE_CACHE[cache], evict)}{_vec(nregs)}.b{reg} "
+        f"[${first}], {_braced(first + 1, nregs)};",
+        ["b"] * first + ["l"] + [_REGISTER[reg]] * nregs)
+
+
+def storable(element: ir.Type) -> bool:
+    """Whether `store` takes elements of this type (as they are in memory)."""
+    return width(element) in (8, 16, 32, 64)
 
 
 def _qualifier(cache: str, evict: str) -> str:

@@ -27,8 +27,7 @@
 // CHECK-NEXT: gpu.barrier
 // CHECK: [[R:%.*]] = llvm.getelementptr [[SMEM]]{{\[}}{{%.*}}{{\]}}
 // CHECK-NEXT: [[COUNT:%.*]] = llvm.load [[R]] : !llvm.ptr<3> -> i32
-// CHECK: scf.if [[OWNER]] {
-// CHECK-NEXT: llvm.store [[COUNT]], {{%.*}} {alignment = 4 : i64} : i32, !llvm.ptr<1>
+// CHECK: llvm.inline_asm has_side_effects "@$0 st.global.b32 [$1], $2;", "b,l,r" [[OWNER]], {{%.*}}, [[COUNT]]
 #b = #tilegpu.blocked<[1], [32], [4], [0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
   func.func @histogram(%in: !tile.ptr<i32, 1 : i32>, %out: !tile.ptr<i32, 1 : i32>) {
@@ -75,7 +74,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
 // CHECK: [[B:%.*]] = llvm.load {{%.*}} : !llvm.ptr<3> -> i32
-// CHECK: llvm.store [[B]], {{%.*}} {alignment = 4 : i64} : i32, !llvm.ptr<1>
+// CHECK: llvm.inline_asm has_side_effects "@$0 st.global.b32 [$1], $2;", "b,l,r" {{%.*}}, {{%.*}}, [[B]]
 #b = #tilegpu.blocked<[1], [32], [4], [0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
   func.func @atomic_add(%p: !tile.ptr<f32, 1 : i32>, %x: f32, %n: i32, %cnt: !tile.ptr<i32, 1 : i32>, %out: !tile.ptr<i32, 1 : i32>) {

@@ -94,9 +94,12 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // CHECK-NEXT: [[H:%.*]] = llvm.extractelement [[HPAIR]]
 // CHECK: [[F2:%.*]] = llvm.call_intrinsic "llvm.nvvm.d2f.rz"([[D]]) : (f64) -> f32
 // CHECK-NOT: nvvm.convert
-// CHECK: llvm.store [[B]], {{%.*}} : bf16, !llvm.ptr<1>
-// CHECK: llvm.store [[H]], {{%.*}} : f16, !llvm.ptr<1>
-// CHECK: llvm.store [[F2]], {{%.*}} : f32, !llvm.ptr<1>
+// CHECK: [[BB:%.*]] = llvm.bitcast [[B]] : bf16 to i16
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$0 st.global.b16 [$1], $2;", "b,l,h" {{%.*}}, {{%.*}}, [[BB]]
+// CHECK: [[HB:%.*]] = llvm.bitcast [[H]] : f16 to i16
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$0 st.global.b16 [$1], $2;", "b,l,h" {{%.*}}, {{%.*}}, [[HB]]
+// CHECK: [[FB:%.*]] = llvm.bitcast [[F2]] : f32 to i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$0 st.global.b32 [$1], $2;", "b,l,r" {{%.*}}, {{%.*}}, [[FB]]
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
   func.func @rtz_scalars(%x: f32, %d: f64, %pb: !tile.ptr<bf16, 1 : i32>, %ph: !tile.ptr<f16, 1 : i32>, %pf: !tile.ptr<f32, 1 : i32>) {
     %b = "tile.fp_to_fp"(%x) {rounding = "rtz"} : (f32) -> bf16

@@ -4,8 +4,9 @@
 
 // Vector add as tilegpu-coalesce leaves it: 1024 fp32 in #tilegpu.blocked<[4], [32], [4], [0]>,
 // two runs of 4 contiguous elements per thread (at 4t and 4t + 512). Each run is one 16-byte
-// vector access; a masked one is guarded by the mask of the run's first element and yields zeros
-// when masked off. program_id is the block id.
+// vector access; a masked one is guarded by the mask of the run's first element: a load yields
+// zeros when masked off, a store is one predicated `@p st.global.v4.b32` (no branch around
+// it). program_id is the block id.
 // CHECK-LABEL: gpu.func @vector_add
 // CHECK-SAME: ([[X:%[^:]*]]: !llvm.ptr<1>, [[Y:%[^:]*]]: !llvm.ptr<1>, [[OUT:%[^:]*]]: !llvm.ptr<1>, [[N:%[^:]*]]: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
 // CHECK: [[BID:%.*]] = gpu.block_id x
@@ -43,17 +44,11 @@
 // CHECK: [[S0:%.*]] = arith.addf [[X0]], [[Y0]] : f32
 // CHECK-COUNT-7: arith.addf {{.*}} : f32
 // CHECK: [[OP0:%.*]] = llvm.getelementptr [[OUT]]{{\[}}[[OFF0]]{{\]}}
-// CHECK: [[U:%.*]] = llvm.mlir.undef : vector<4xf32>
-// CHECK-NEXT: [[I0:%.*]] = arith.constant 0 : i32
-// CHECK-NEXT: [[V0:%.*]] = llvm.insertelement [[S0]], [[U]]{{\[}}[[I0]] : i32] : vector<4xf32>
-// CHECK: [[I3:%.*]] = arith.constant 3 : i32
-// CHECK-NEXT: [[V3:%.*]] = llvm.insertelement {{%.*}}, {{%.*}}{{\[}}[[I3]] : i32] : vector<4xf32>
-// CHECK-NEXT: scf.if [[M0]] {
-// CHECK-NEXT: llvm.store [[V3]], [[OP0]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
-// CHECK-NEXT: }
-// CHECK: scf.if [[M4]] {
-// CHECK-NEXT: llvm.store {{%.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
-// CHECK-NEXT: }
+// CHECK: [[W0:%.*]] = llvm.bitcast [[S0]] : f32 to i32
+// CHECK-NOT: scf.if
+// CHECK: llvm.inline_asm has_side_effects "@$0 st.global.v4.b32 [$1], {$2, $3, $4, $5};", "b,l,r,r,r,r" [[M0]], [[OP0]], [[W0]], {{%.*}}, {{%.*}}, {{%.*}} : (i1, !llvm.ptr<1>, i32, i32, i32, i32) -> !llvm.void
+// CHECK-NOT: scf.if
+// CHECK: llvm.inline_asm has_side_effects "@$0 st.global.v4.b32 [$1], {$2, $3, $4, $5};", "b,l,r,r,r,r" [[M4]],
 // CHECK-NEXT: gpu.return
 #b4 = #tilegpu.blocked<[4], [32], [4], [0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
@@ -103,8 +98,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // CHECK-NEXT: } else {
 // CHECK-NEXT: scf.yield [[OTHER]] : f32
 // CHECK-NEXT: }
-// CHECK-NEXT: scf.if [[M]] {
-// CHECK-NEXT: llvm.store [[S]], [[Q0]] {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK-NEXT: [[SB:%.*]] = llvm.bitcast [[S]] : f32 to i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$0 st.global.b32 [$1], $2;", "b,l,r" [[M]], [[Q0]], [[SB]]
 #b1 = #tilegpu.blocked<[1], [32], [4], [0]>
 #b4 = #tilegpu.blocked<[4], [32], [4], [0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
@@ -134,9 +129,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // CHECK: [[WARP:%.*]] = nvvm.shfl.sync idx {{%.*}}, {{%.*}}, {{%.*}}, {{%.*}} : i32 -> i32
 // CHECK: [[BIT:%.*]] = arith.andi [[WARP]], {{%.*}} : i32
 // CHECK: [[OWNER:%.*]] = arith.cmpi eq, [[BIT]], {{%.*}} : i32
-// CHECK: scf.if [[OWNER]] {
-// CHECK-NEXT: llvm.store {{%.*}}, {{%.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
-// CHECK-NOT: llvm.store
+// CHECK: llvm.inline_asm has_side_effects "@$0 st.global.b32 [$1], $2;", "b,l,r" [[OWNER]],
+// CHECK-NOT: st.global
 // CHECK: gpu.return
 #b = #tilegpu.blocked<[1], [32], [4], [0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
@@ -160,8 +154,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // CHECK-LABEL: gpu.func @hinted
 // CHECK: llvm.inline_asm has_side_effects "ld.global.cg.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l" {{%.*}} : (!llvm.ptr<1>) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK: llvm.inline_asm has_side_effects "st.global.L1::evict_last.v4.b32 [$0], {$1, $2, $3, $4};", "l,r,r,r,r"
-// CHECK: scf.if {{%.*}} {
-// CHECK-NEXT: llvm.store {{%.*}}, %arg1 {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK: llvm.inline_asm has_side_effects "@$0 st.global.b32 [$1], $2;", "b,l,r" {{%.*}}, %arg1,
 #b = #tilegpu.blocked<[4], [32], [4], [0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
   func.func @hinted(%x: !tile.ptr<f32, 1 : i32> {tile.divisibility = 16 : i32}, %s: !tile.ptr<f32, 1 : i32>) {

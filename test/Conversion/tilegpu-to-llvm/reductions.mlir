@@ -25,9 +25,8 @@
 // CHECK-NEXT: gpu.barrier
 // CHECK-COUNT-4: llvm.load {{%.*}} : !llvm.ptr<3> -> f32
 // CHECK: [[TOTAL:%.*]] = arith.addf
-// CHECK-NEXT: scf.if {{%.*}} {
-// CHECK-NEXT: llvm.store [[TOTAL]], %arg1
-// CHECK-NEXT: }
+// CHECK-NEXT: [[BITS:%.*]] = llvm.bitcast [[TOTAL]] : f32 to i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$0 st.global.b32 [$1], $2;", "b,l,r" {{%.*}}, %arg1, [[BITS]]
 // CHECK-NEXT: gpu.return
 #b = #tilegpu.blocked<[4], [32], [4], [0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
