@@ -122,7 +122,10 @@ class ConvertTileGPUToLLVM(Pass):
             parsed.erase()
         gpu_entry = gpu_func.regions[0].blocks[0]
         gpu_return = list(gpu_entry.operations)[-1]
-        lowering = Lowering(num_warps, threads_per_warp)
+        attrs = func_op.parent.attributes if func_op.parent else {}
+        target = ir.StringAttr(attrs["tilegpu.target"]).value \
+            if "tilegpu.target" in attrs else "cuda:90"
+        lowering = Lowering(num_warps, threads_per_warp, int(target.partition(":")[2] or 0))
         lowering.axis = analyze(func_op)  # the kernel stays unchanged while it is lowered
         for arg, new_arg in zip(entry.arguments, gpu_entry.arguments):
             lowering.set(arg, new_arg)

@@ -14,7 +14,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 
 from tilec.analysis.axis_lattice import AxisInfoMap
-from tilec.analysis.layouts import to_linear
+from tilec.analysis.layouts import LinearLayout, to_linear
 from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import Layout
@@ -95,9 +95,10 @@ def value_type(t: ir.Type) -> ir.Type:
 
 
 class Lowering:
-    def __init__(self, num_warps: int, threads_per_warp: int = 32):
+    def __init__(self, num_warps: int, threads_per_warp: int = 32, arch: int = 90):
         self.num_warps = num_warps
         self.threads_per_warp = threads_per_warp
+        self.arch = arch  # the compute capability (90 for sm_90a): which instructions exist
         self.map: dict[ir.Value, object] = {}
         self.prologue: ir.InsertionPoint | None = None
         self.lane: ir.Value | None = None
@@ -198,15 +199,19 @@ class Lowering:
     def thread_offsets(self, layout, shape) -> list[ir.Value | None]:
         """Per dimension, the coordinate offset this thread adds to every register's (None
         where it is zero): the lane and warp parts of the linear layout."""
-        key = (layout, tuple(shape))
-        if key in self._offsets:
-            return self._offsets[key]
         linear = to_linear(layout, tuple(shape))
         if not linear.is_disjoint():
             raise NotImplementedError(f"layout {layout.text()} mixes bits; not supported yet")
+        return self.linear_offsets(linear)
+
+    def linear_offsets(self, linear: LinearLayout) -> list[ir.Value | None]:
+        """thread_offsets of a linear layout given as such (disjoint bases)."""
+        key = linear
+        if key in self._offsets:
+            return self._offsets[key]
         offsets = []
         with self.prologue:
-            for d in range(len(shape)):
+            for d in range(len(linear.shape)):
                 total = None
                 for source, bases in ((self.lane, linear.lane), (self.warp, linear.warp)):
                     for bit, basis in enumerate(bases):

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mlir import ir
-from mlir.dialects import arith, llvm
+from mlir.dialects import arith, llvm, nvvm
 
-from tilec.analysis.layouts import register_run, to_linear
+from tilec.analysis.layouts import LinearLayout, register_run, to_linear
 from tilec.analysis.shared_memory import (BANK_ROW_BYTES, numel, pad_shift, padded_slots,
                                           storage_bytes)
 from tilec.dialects.tilegpu import MemDesc, SharedLayout
@@ -73,7 +73,7 @@ def move(ctx: Lowering, writes: list[tuple[Distributed, Callable]], layout, shap
 
 def convert_through_shared(ctx: Lowering, src: Distributed, layout, shape,
                            element: ir.Type) -> Distributed:
-    vectors = _vector_widths(src.layout, layout, shape, element)
+    vectors = _vector_widths(src.layout, layout, shape, element, ctx.arch >= STMATRIX_ARCH)
     if vectors is not None:
         return _convert_in_vectors(ctx, src, layout, shape, element, *vectors)
     s = strides(shape)
@@ -93,32 +93,67 @@ def _aligned_run(linear) -> int:
     return width
 
 
-def _vector_widths(src_layout, dst_layout, shape, element: ir.Type):
-    """(write width, read width, unit) in elements for a conversion both of whose layouts hold
-    runs of at least two elements along the last dimension, with rows of at least 128 bytes;
-    None when the padded element-wise path is the one to take."""
+STMATRIX_ARCH = 90  # stmatrix exists from sm_90 on
+
+
+def stmatrix_addresses(linear: LinearLayout, size: int) -> LinearLayout | None:
+    """For a source of 16-bit elements (`size` bytes) whose registers and lanes hold 8x8
+    matrices as stmatrix takes them (register bit 0 and lane bits 0 and 1 step the last
+    dimension by 1, 2 and 4; every other basis by a multiple of 8, so each matrix row is 16
+    aligned bytes of a tensor row), the layout of the row addresses the lanes give
+    stmatrix.x4: its lane bits 0-2 pick a matrix's row (the source's lane bits 2-4), lane bits
+    3 and 4 the matrix (the source's register bits 1 and 2), register bit k the group of 8
+    registers (the source's register bit k + 3). None for any other source."""
+    if size != 2 or len(linear.register) < 3 or len(linear.lane) != 5:
+        return None
+    last = len(linear.shape) - 1
+
+    def along_last(step: int) -> tuple[int, ...]:
+        return tuple(step if d == last else 0 for d in range(len(linear.shape)))
+    if (linear.register[0], linear.lane[0], linear.lane[1]) != tuple(map(along_last, (1, 2, 4))):
+        return None
+    if any(b[last] % 8 for b in (*linear.register[1:], *linear.lane[2:], *linear.warp)):
+        return None
+    return LinearLayout(register=linear.register[3:],
+                        lane=(*linear.lane[2:], *linear.register[1:3]), warp=linear.warp,
+                        shape=linear.shape)
+
+
+def _vector_widths(src_layout, dst_layout, shape, element: ir.Type, stmatrix: bool):
+    """(write width, read width, unit, stmatrix addresses) in elements for a conversion both
+    of whose layouts hold runs of at least two elements along the last dimension, with rows of
+    at least 128 bytes; None when the padded element-wise path is the one to take. Where
+    `stmatrix` is allowed and the source holds its fragments (stmatrix_addresses), writes are
+    stmatrix.x4, 16 bytes a matrix row, and the unit is 16 bytes."""
     if memory_type(element) != element or not shape:
         return None
     size = storage_bytes(element)
     columns = shape[-1]
     if columns * size < BANK_ROW_BYTES:
         return None
-    write = _aligned_run(to_linear(src_layout, tuple(shape)))
+    source = to_linear(src_layout, tuple(shape))
+    write = _aligned_run(source)
     read = _aligned_run(to_linear(dst_layout, tuple(shape)))
+    addresses = stmatrix_addresses(source, size) if stmatrix else None
+    if addresses is not None and read >= 2 and columns % 8 == 0:
+        return 8, min(read, 8), 8, addresses
     unit = min(max(write, read), max(16 // size, 1))
     write, read = min(write, unit), min(read, unit)
     if write < 2 or read < 2 or columns % unit:
         return None
-    return write, read, unit
+    return write, read, unit, None
 
 
 def _convert_in_vectors(ctx: Lowering, src: Distributed, layout, shape, element: ir.Type,
-                        write: int, read: int, unit: int) -> Distributed:
+                        write: int, read: int, unit: int,
+                        addresses: LinearLayout | None) -> Distributed:
     """A conversion through shared memory in vectors: each thread stores runs of `write`
-    elements and loads runs of `read`, row-major, with the `unit`-element (at most 16-byte)
-    chunks of each 128-byte line XOR-swizzled by the row (chunk ^ row % chunks per line): the
-    8 rows a warp's mma-layout store covers land in 8 different chunks, so neither side waits
-    on a bank conflict, and no padding breaks the vectors' alignment."""
+    elements (or, given stmatrix `addresses`, its registers eight at a time with stmatrix.x4:
+    four 16-byte matrix rows from each lane) and loads runs of `read`, row-major, with the
+    `unit`-element (at most 16-byte) chunks of each 128-byte line XOR-swizzled by the row
+    (chunk ^ row % chunks per line): the 8 rows a warp's mma-layout store (or one stmatrix
+    matrix) covers land in 8 different chunks, so neither side waits on a bank conflict, and
+    no padding breaks the vectors' alignment."""
     size = storage_bytes(element)
     columns = shape[-1]
     # A [rows, columns] tile with one-unit vectors, the phase changing every row over the units
@@ -132,9 +167,13 @@ def _convert_in_vectors(ctx: Lowering, src: Distributed, layout, shape, element:
     def address(parts: list[Part]) -> ir.Value:
         return tile.address([flat_part(parts[:-1], lead_strides), parts[-1]])
 
-    for reg in range(0, len(src.values), write):
-        llvm.store(vector_of(src.values[reg:reg + write], element),
-                   address(coordinate(ctx, src.layout, src.shape, reg)), alignment=write * size)
+    if addresses is not None:
+        _write_stmatrix(ctx, src, addresses, element, address)
+    else:
+        for reg in range(0, len(src.values), write):
+            llvm.store(vector_of(src.values[reg:reg + write], element),
+                       address(coordinate(ctx, src.layout, src.shape, reg)),
+                       alignment=write * size)
     ir.Operation.create("gpu.barrier")
     values = []
     for reg in range(0, to_linear(layout, tuple(shape)).num_registers, read):
@@ -143,6 +182,23 @@ def _convert_in_vectors(ctx: Lowering, src: Distributed, layout, shape, element:
                            alignment=read * size)
         values += [llvm.extractelement(loaded, i32(i)) for i in range(read)]
     return Distributed(layout, tuple(shape), values)
+
+
+def _write_stmatrix(ctx: Lowering, src: Distributed, addresses: LinearLayout,
+                    element: ir.Type, address: Callable) -> None:
+    """Registers 8q .. 8q + 7 of each thread as one stmatrix.x4: matrix i is registers
+    8q + 2i and 8q + 2i + 1 of every lane (one 32-bit word each), its row r stored at the
+    address lane 8i + r gives (`addresses`, register q)."""
+    offsets = ctx.linear_offsets(addresses)
+    word = ir.IntegerType.get_signless(32)
+    attributes = dict(layout=ir.Attribute.parse("#nvvm.mma_layout<row>"),
+                      shape=ir.Attribute.parse("#nvvm.ld_st_matrix_shape<m = 8, n = 8>"),
+                      elt_type=ir.Attribute.parse("#nvvm.ld_st_matrix_elt_type<b16>"))
+    for q in range(addresses.num_registers):
+        parts = list(zip(addresses.register_coords(q), offsets))
+        words = [llvm.bitcast(word, vector_of(src.values[8 * q + 2 * i:8 * q + 2 * i + 2],
+                                              element)) for i in range(4)]
+        nvvm.stmatrix(address(parts), words, **attributes)
 
 
 @rule("tile.trans")

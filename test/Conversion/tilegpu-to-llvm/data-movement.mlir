@@ -80,11 +80,11 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 
 // -----
 
-// A conversion whose layouts both hold runs along the last dimension goes in vectors: the
-// mma layout's pairs of fp16 are stored 4 bytes at a time and the [1, 8] blocked layout reads
-// 16-byte vectors, at row-major indices with the 16-byte chunk of each 128-byte line XORed
-// with the row (row & 7): 64 x 64 fp16 on 4 warps is 16 pairs stored and 4 vectors loaded per
-// thread, around one barrier, with no element-wise shared access.
+// A conversion whose layouts both hold runs along the last dimension goes in vectors: on an
+// sm_80 target the mma layout's pairs of fp16 are stored 4 bytes at a time and the [1, 8]
+// blocked layout reads 16-byte vectors, at row-major indices with the 16-byte chunk of each
+// 128-byte line XORed with the row (row & 7): 64 x 64 fp16 on 4 warps is 16 pairs stored and
+// 4 vectors loaded per thread, around one barrier, with no element-wise shared access.
 // CHECK-LABEL: gpu.func @convert_in_vectors
 // CHECK-NOT: gpu.barrier
 // CHECK: arith.xori
@@ -97,8 +97,37 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // CHECK: gpu.return
 #mma = #tilegpu.mma<[2, 0], [2, 2], [16, 8]>
 #v = #tilegpu.blocked<[1, 8], [4, 8], [4, 1], [1, 0]>
-module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32, tilegpu.target = "cuda:80"} {
   func.func @convert_in_vectors(%x: f16, %p: !tile.ptr<f16, 1 : i32>) {
+    %acc = "tile.splat"(%x) : (f16) -> tensor<64x64xf16, #mma>
+    %b = "tilegpu.convert_layout"(%acc) : (tensor<64x64xf16, #mma>) -> tensor<64x64xf16, #v>
+    %out = "tile.splat"(%p) : (!tile.ptr<f16, 1 : i32>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #v>
+    "tile.store"(%out, %b) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #v>, tensor<64x64xf16, #v>) -> ()
+    return
+  }
+}
+
+// -----
+
+// On sm_90 the same conversion writes with stmatrix: the mma layout holds 8x8 matrices of fp16
+// as stmatrix takes them (register bit 0 and lane bits 0-1 along the columns), so each thread
+// stores its 16 pairs as 4 stmatrix.x4 (each lane giving the address of one 16-byte matrix row,
+// swizzled as the vector loads read it), then one barrier and the same 4 vector loads.
+// CHECK-LABEL: gpu.func @convert_with_stmatrix
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: llvm.store {{.*}} !llvm.ptr<3>
+// CHECK: arith.xori
+// CHECK-COUNT-4: nvvm.stmatrix {{%.*}}, {{%.*}}, {{%.*}}, {{%.*}}, {{%.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : !llvm.ptr<3>, i32, i32, i32, i32
+// CHECK-NOT: llvm.store {{.*}} !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: llvm.load {{%.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+// CHECK-NOT: nvvm.stmatrix
+// CHECK-NOT: llvm.load {{.*}} !llvm.ptr<3>
+// CHECK: gpu.return
+#mma = #tilegpu.mma<[2, 0], [2, 2], [16, 8]>
+#v = #tilegpu.blocked<[1, 8], [4, 8], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32, tilegpu.target = "cuda:90"} {
+  func.func @convert_with_stmatrix(%x: f16, %p: !tile.ptr<f16, 1 : i32>) {
     %acc = "tile.splat"(%x) : (f16) -> tensor<64x64xf16, #mma>
     %b = "tilegpu.convert_layout"(%acc) : (tensor<64x64xf16, #mma>) -> tensor<64x64xf16, #v>
     %out = "tile.splat"(%p) : (!tile.ptr<f16, 1 : i32>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #v>
