@@ -487,12 +487,25 @@ class _AsyncDot:
 
     @classmethod
     def find(cls, loop: _Loop, stages: list[_Stage]) -> "_AsyncDot | None":
+        """The last such dot of the body (the one whose group can overlap the most: the end
+        of this trip and the start of the next, up to the next dot's wait). Its shared
+        operands are staged tiles or transposed views of them; A may be registers (the RS
+        form: ptxas keeps them until the group retires)."""
         allocs = {s.alloc for s in stages}
+
+        def staged(value: ir.Value) -> bool:
+            if isinstance(value.type, ir.RankedTensorType):
+                return True
+            owner = _owner(value)
+            while owner is not None and owner.name == "tilegpu.memdesc_trans":
+                owner = _owner(owner.operands[0])
+            return owner in allocs
+        found = None
         for op in loop.body.operations:
             op = op.operation
             if op.name != "tilegpu.warpgroup_dot":
                 continue
-            if any(_owner(v) not in allocs for v in op.operands[:2]):
+            if not all(staged(v) for v in op.operands[:2]):
                 continue
             acc, result = op.operands[2], op.results[0]
             if acc not in loop.args or len(list(acc.uses)) != 1:
@@ -502,8 +515,8 @@ class _AsyncDot:
             if len(uses) != 1 or uses[0].owner != loop.yield_op or \
                     uses[0].operand_number != carried:
                 continue
-            return cls(op, carried)
-        return None
+            found = cls(op, carried)
+        return found
 
     def wait(self) -> None:
         """The wait that retires the previous trip's group (at the insertion point)."""
