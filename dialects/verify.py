@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.diagnostics import Diagnostic, DiagnosticError, file_line_col
-from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR
+from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR, memdesc_bytes
 from tilec.passbase import NUM_WARPS, TARGET, THREADS_PER_WARP
 from tilec.dialects import tile
 from tilec.dialects.params import split_parameters
@@ -676,6 +676,9 @@ def _type_problem(t: ir.Type, where: _Module) -> str | None:
             return f"{t}: {err}"
         if not all(d > 0 for d in desc.shape):
             return f"{t}: a buffer's dimensions must be positive"
+        if memdesc_bytes(t) > 2**31 - 1:
+            return (f"{t}: a buffer of {memdesc_bytes(t)} bytes; tilec places buffers of at "
+                    "most 2^31 - 1 bytes (a GPU has at most 228 KiB per block)")
         if not isinstance(desc.layout, (SharedLayout, NvmmaSharedLayout)):
             return f"{t}: a buffer's layout is a shared-memory one, not {desc.layout.text()}"
     return None

@@ -136,6 +136,9 @@ def assign_offsets(buffers: list[Buffer]) -> int:
     return max((b.offset + b.size for b in buffers), default=0)
 
 
+I32_MAX = 2**31 - 1
+
+
 @register
 class AllocateSharedMemory(Pass):
     name = "tilegpu-allocate-shared-memory"
@@ -148,7 +151,12 @@ class AllocateSharedMemory(Pass):
         body = module.regions[0].blocks[0]
         for func_op in [op.operation for op in body.operations if op.operation.name == "func.func"]:
             buffers = _buffers(func_op)
-            total = max(total, assign_offsets(buffers))
+            needed = assign_offsets(buffers)
+            if needed > I32_MAX:  # offsets and sizes are i32 attributes
+                raise self.fail(func_op, f"the kernel's shared buffers need {needed} bytes; "
+                                         f"tilec places at most 2^31 - 1 (a GPU has at most "
+                                         f"228 KiB per block)")
+            total = max(total, needed)
             for buffer in buffers:
                 buffer.op.attributes[OFFSET_ATTR] = ir.IntegerAttr.get(i32, buffer.offset)
                 buffer.op.attributes[BYTES_ATTR] = ir.IntegerAttr.get(i32, buffer.size)

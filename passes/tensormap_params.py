@@ -45,7 +45,11 @@ class TensormapParams(Pass):
             if fn.name != "llvm.func":
                 raise self.fail(fn, f"{self.name} runs on llvm.func kernels: run "
                                     "convert-gpu-to-nvvm first")
-            params = list(ir.DenseI32ArrayAttr(fn.attributes[TENSORMAPS_ATTR]))
+            listed = fn.attributes[TENSORMAPS_ATTR]
+            if not isinstance(listed, ir.DenseI32ArrayAttr):
+                raise self.fail(fn, f"{TENSORMAPS_ATTR} must be an array<i32: ...> of parameter "
+                                    f"indices, got {listed}")
+            params = list(ir.DenseI32ArrayAttr(listed))
             if not len(fn.regions[0].blocks):
                 raise self.fail(fn, f"{TENSORMAPS_ATTR} on a declaration: only a kernel's "
                                     "definition takes TMA maps")

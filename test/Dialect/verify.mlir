@@ -1790,6 +1790,16 @@ func.func @memdesc_zero_dimension() {
 
 // -----
 
+// A buffer's bytes are an i32 (tilegpu.bytes, tilegpu.offset): the fuzzer's seed 500 made a
+// [2147483647, 64, 32] ring whose size wrapped to -4096 in tilegpu-allocate-shared-memory.
+func.func @memdesc_too_large() {
+  // expected-error@+1 {{'tilegpu.local_alloc' op !tilegpu.memdesc<[2147483647, 64, 32], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, true>: a buffer of 8796093018112 bytes; tilec places buffers of at most 2^31 - 1 bytes (a GPU has at most 228 KiB per block)}}
+  %0 = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[2147483647, 64, 32], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, true>
+  return
+}
+
+// -----
+
 // A buffer has its layout's rank, or one (leading, multi-buffering) dimension more.
 func.func @memdesc_rank() {
   // expected-error@+1 {{'tilegpu.local_alloc' op !tilegpu.memdesc<[2, 3, 64, 32], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, true>: memdesc shape (2, 3, 64, 32) does not fit a layout of rank 2}}

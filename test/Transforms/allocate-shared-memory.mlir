@@ -1,4 +1,6 @@
-// RUN: tilec-opt %s --split-input-file --tilegpu-allocate-shared-memory | filecheck %s
+// RUN: not tilec-opt %s --split-input-file --tilegpu-allocate-shared-memory 2>/dev/null | filecheck %s
+// RUN: tilec-opt %s --split-input-file --verify-diagnostics --tilegpu-allocate-shared-memory
+// (The last chunk is refused: the first RUN line exits non-zero, hence `not`.)
 
 // Scratch lives only while its op runs, so every scratch op starts at 0 and the kernel needs
 // the largest: 512 fp32 summed over 4 warps (one 4-byte partial per warp: 16 bytes), a
@@ -107,6 +109,21 @@ module attributes {tilegpu.num_warps = 4 : i32} {
       %t = arith.addf %p, %q : f32
       gpu.yield %t : f32
     }) {axis = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<512xf32, #b>) -> f32
+    return
+  }
+}
+
+// -----
+
+// Buffers live at once whose offsets would pass 2^31 - 1 bytes (offsets and sizes are i32
+// attributes) are a diagnostic, not a wrapped negative offset: two of 1.5 GiB.
+module attributes {tilegpu.num_warps = 4 : i32} {
+  // expected-error@+1 {{the kernel's shared buffers need 3221225472 bytes; tilec places at most 2^31 - 1 (a GPU has at most 228 KiB per block)}}
+  func.func @too_much() {
+    %a = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 262144, 1024], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, true>
+    %b = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 262144, 1024], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, true>
+    "tilegpu.local_dealloc"(%a) : (!tilegpu.memdesc<[3, 262144, 1024], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, true>) -> ()
+    "tilegpu.local_dealloc"(%b) : (!tilegpu.memdesc<[3, 262144, 1024], f16, #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>, true>) -> ()
     return
   }
 }

@@ -93,3 +93,15 @@ module {
     llvm.return
   }
 }
+
+// -----
+
+// tilec.tensormaps of another element type is a diagnostic (the fuzzer's seed 500:
+// array<i8: 0, 2> was an internal error).
+module {
+  // expected-error@+1 {{tilec.tensormaps must be an array<i32: ...> of parameter indices, got array<i8: 0, 2>}}
+  llvm.func @i8_indices(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: i32) attributes {nvvm.kernel, tilec.tensormaps = array<i8: 0, 2>} {
+    llvm.return
+  }
+}
+
