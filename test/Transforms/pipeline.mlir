@@ -267,22 +267,22 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
 
 // Two dots whose accumulators the loop carries, as in attention's dK/dV loop: dV = P @ dO and
 // dK = dS @ dO^T, both RS (A in registers), B this trip's staged tile and a transposed view of
-// it. From 3 stages on the last of them (dK) is the one left in flight, so its group overlaps
-// the end of this trip and the start of the next (up to that trip's first wait); the earlier
-// one waits for its own group; the copies follow dK's wait.
+// it. The last of them (dK) is the one left in flight, so its group overlaps the end of this
+// trip and the start of the next; the earlier one waits for its own group, which retires the
+// previous trip's dK too, so the copies into the slot that group read follow it. With 2
+// stages as well: the copies still come early in the trip (a loop whose asynchronous dot is
+// its first, as @wgmma_loop, keeps its own group waited for at 2 stages).
 // CHECK-LABEL: func.func @wgmma_two_carried_rs
-// S3: scf.for
-// S3: [[V:%.*]] = "tilegpu.warpgroup_dot"(%arg0, %{{.*}}, %{{.*}}) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32}
-// S3: [[T:%.*]] = "tilegpu.memdesc_trans"
-// S3-NEXT: [[K:%.*]] = "tilegpu.warpgroup_dot"(%arg1, [[T]], %{{.*}}) {input_precision = "tf32", is_async, max_num_imprecise_acc = 0 : i32}
-// S3-NEXT: [[W:%.*]] = "tilegpu.warpgroup_dot_wait"([[K]]) {pendings = 1 : i32}
-// S3: "tilegpu.async_copy_global_to_local"
-// S3: scf.yield [[V]], [[W]],
-// S3: "tilegpu.warpgroup_dot_wait"(%{{.*}}#1) {pendings = 0 : i32}
-// S2: scf.for
-// S2-NOT: is_async
-// S2-NOT: warpgroup_dot_wait
-// S2: return
+// CHECK: scf.for
+// CHECK: [[V:%.*]] = "tilegpu.warpgroup_dot"(%arg0, %{{.*}}, %{{.*}}) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32}
+// CHECK: "tilegpu.async_copy_global_to_local"
+// CHECK: "tilegpu.async_commit_group"
+// CHECK: [[T:%.*]] = "tilegpu.memdesc_trans"
+// CHECK-NEXT: [[K:%.*]] = "tilegpu.warpgroup_dot"(%arg1, [[T]], %{{.*}}) {input_precision = "tf32", is_async, max_num_imprecise_acc = 0 : i32}
+// CHECK-NEXT: [[W:%.*]] = "tilegpu.warpgroup_dot_wait"([[K]]) {pendings = 1 : i32}
+// CHECK-NOT: async_copy_global_to_local
+// CHECK: scf.yield [[V]], [[W]],
+// CHECK: "tilegpu.warpgroup_dot_wait"(%{{.*}}#1) {pendings = 0 : i32}
 #lb = #tilegpu.blocked<[1, 8], [4, 8], [4, 1], [1, 0]>
 #mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
 #pa = #tilegpu.dot_operand<0 : i32, #mma, 2 : i32>
