@@ -676,9 +676,10 @@ def _type_problem(t: ir.Type, where: _Module) -> str | None:
             return f"{t}: {err}"
         if not all(d > 0 for d in desc.shape):
             return f"{t}: a buffer's dimensions must be positive"
-        if memdesc_bytes(t) > 2**31 - 1:
-            return (f"{t}: a buffer of {memdesc_bytes(t)} bytes; tilec places buffers of at "
-                    "most 2^31 - 1 bytes (a GPU has at most 228 KiB per block)")
+        nbytes = memdesc_bytes(t)
+        if nbytes > 2**31 - 1:
+            return (f"{t}: a buffer of {nbytes} bytes; tilec places buffers of at most "
+                    "2^31 - 1 bytes (a GPU has at most 228 KiB per block)")
         if not isinstance(desc.layout, (SharedLayout, NvmmaSharedLayout)):
             return f"{t}: a buffer's layout is a shared-memory one, not {desc.layout.text()}"
     return None

@@ -57,7 +57,8 @@ from tilec.analysis.wgmma import instruction_fits, nvmma_layout
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
                                     NvmmaSharedLayout, SharedLayout, transposed_order)
-from tilec.passbase import TARGET, Option, Pass, ops_in, register, require_layouts
+from tilec.passbase import (TARGET, Option, Pass, ops_in, register, require_layouts,
+                             target_arch)
 
 MMA_INSTR = (16, 8)  # m, n of mma.sync; k = 8 * k_width
 
@@ -369,9 +370,7 @@ class AccelerateMatmul(Pass):
         attrs = module.attributes
         num_warps = ir.IntegerAttr(attrs["tilegpu.num_warps"]).value \
             if "tilegpu.num_warps" in attrs else 4
-        target = ir.StringAttr(attrs["tilegpu.target"]).value \
-            if "tilegpu.target" in attrs else self.target
-        arch = int(target.partition(":")[2] or 0)
+        arch = target_arch(module, self.target)
         staged = _Staged()
         for op in ops_in(module, "tile.dot"):
             self._rewrite(op, num_warps, arch, staged)

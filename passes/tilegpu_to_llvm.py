@@ -31,7 +31,7 @@ from mlir import ir
 from tilec.analysis.axis_info import analyze
 from tilec.lowering import Lowering, LoweringError
 from tilec.lowering.context import value_type
-from tilec.passbase import Option, Pass, register, require_layouts
+from tilec.passbase import Option, Pass, register, require_layouts, target_arch
 from tilec.passes.tensormap_params import TENSORMAPS_ATTR
 
 # The float ops whose `contract` flag lets LLVM fuse a multiply with an add or subtract of it.
@@ -78,11 +78,13 @@ class ConvertTileGPUToLLVM(Pass):
             if "tilegpu.num_warps" in attrs else 4
         threads_per_warp = ir.IntegerAttr(attrs["tilegpu.threads_per_warp"]).value \
             if "tilegpu.threads_per_warp" in attrs else 32
+        arch = target_arch(module)
         body = module.regions[0].blocks[0]
         kernels = [op.operation for op in body.operations if op.operation.name == "func.func"]
         gpu_module = None
         for func_op in kernels:
-            gpu_module = self._lower(func_op, body, gpu_module, num_warps, threads_per_warp)
+            gpu_module = self._lower(func_op, body, gpu_module, num_warps, threads_per_warp,
+                                     arch)
             func_op.erase()
         if self.enable_fp_fusion and gpu_module is not None:
             _allow_contraction(gpu_module.operation)
@@ -92,7 +94,7 @@ class ConvertTileGPUToLLVM(Pass):
                 ir.IntegerType.get_signless(32), 0)
 
     def _lower(self, func_op: ir.Operation, body: ir.Block, gpu_module: ir.Operation | None,
-               num_warps: int, threads_per_warp: int) -> ir.Operation:
+               num_warps: int, threads_per_warp: int, arch: int) -> ir.Operation:
         """Lower one kernel into a new gpu.func of `gpu_module` (made by the first kernel:
         every kernel of the program lives in the one `gpu.module @kernels`)."""
         name = ir.StringAttr(func_op.attributes["sym_name"]).value
@@ -122,10 +124,7 @@ class ConvertTileGPUToLLVM(Pass):
             parsed.erase()
         gpu_entry = gpu_func.regions[0].blocks[0]
         gpu_return = list(gpu_entry.operations)[-1]
-        attrs = func_op.parent.attributes if func_op.parent else {}
-        target = ir.StringAttr(attrs["tilegpu.target"]).value \
-            if "tilegpu.target" in attrs else "cuda:90"
-        lowering = Lowering(num_warps, threads_per_warp, int(target.partition(":")[2] or 0))
+        lowering = Lowering(num_warps, threads_per_warp, arch)
         lowering.axis = analyze(func_op)  # the kernel stays unchanged while it is lowered
         for arg, new_arg in zip(entry.arguments, gpu_entry.arguments):
             lowering.set(arg, new_arg)

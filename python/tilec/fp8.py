@@ -90,4 +90,3 @@ def e5m2_of_halves(halves: np.ndarray, values: np.ndarray) -> np.ndarray:
 def bits(value: float, name: str) -> int:
     """The byte of `value` as fp8 format `name` (saturating)."""
     return int(to_fp8(np.float32(value), name).view(np.uint8))
-

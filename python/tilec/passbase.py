@@ -148,6 +148,15 @@ TARGET = (lambda v: re.fullmatch(r"cuda:(\d+)", v) is not None and int(v[5:]) >=
           "cuda:<compute capability>, 70 or later (cuda:80, cuda:90)")
 
 
+def target_arch(module: ir.Operation, default: str = "cuda:90") -> int:
+    """The compute capability of the module's tilegpu.target (convert-tile-to-tilegpu sets it;
+    `default` where it is absent): 90 for cuda:90."""
+    attrs = module.attributes
+    target = ir.StringAttr(attrs["tilegpu.target"]).value if "tilegpu.target" in attrs \
+        else default
+    return int(target.partition(":")[2] or 0)
+
+
 def op_with_tensor(module: ir.Operation, laid_out: bool) -> ir.Operation | None:
     """The first op (pre-order) with a result or block argument (a function's too) that is a
     tensor with a layout (`laid_out`) or without one; None when there is none."""
