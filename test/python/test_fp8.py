@@ -592,3 +592,36 @@ def test_fp8e4b15_conversions_on_the_gpu_match_the_model_and_the_interpreter():
         convert[(1,)](tilec.reinterpret(every, tl.float8e4b15), got, 256, BLOCK=256)
         np.testing.assert_array_equal(got.cpu().double().numpy(),
                                       e4b15_value(np.arange(256)))
+
+
+@tilec.jit
+def fp8_abs(x, y, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(y + o, tl.abs(tl.load(x + o)))
+
+
+ALL_FP8 = ("float8e4nv", "float8e5", "float8e4b15")
+
+
+@pytest.mark.parametrize("fmt", ALL_FP8)
+def test_abs_of_fp8_clears_the_sign_bit_in_both_modes(fmt):
+    """tl.abs of an fp8 value is its byte with the sign bit cleared, as in Triton (every fp8
+    format is sign-magnitude; a NaN stays a NaN): every byte in the interpreter, and compiled."""
+    src = np.arange(256, dtype=np.uint8)
+    dst = np.zeros(256, np.uint8)
+    interpret(fp8_abs, (1,), tilec.reinterpret(src, getattr(tl, fmt)),
+              tilec.reinterpret(dst, getattr(tl, fmt)), BLOCK=256)
+    np.testing.assert_array_equal(dst, src & 0x7F)
+    ptr = (f"*{getattr(tl, fmt).codegen_name()}", True)
+    assert compile_specialized(fp8_abs, (ptr, ptr, ("constexpr", 256)), CompileOptions())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("fmt", ALL_FP8)
+def test_abs_of_fp8_on_the_gpu(fmt):
+    torch = pytest.importorskip("torch")
+    every = torch.arange(256, dtype=torch.uint8, device="cuda")
+    got = torch.zeros(256, dtype=torch.uint8, device="cuda")
+    fp8_abs[(1,)](tilec.reinterpret(every, getattr(tl, fmt)),
+                  tilec.reinterpret(got, getattr(tl, fmt)), BLOCK=256)
+    np.testing.assert_array_equal(got.cpu().numpy(), np.arange(256, dtype=np.uint8) & 0x7F)

@@ -522,7 +522,9 @@ def unary_math(name: str, x, rounded: bool = False) -> tensor:
 
 def abs_(x) -> tensor:
     x = to_tensor(x)
-    check_not_fp8("abs", x.dtype)
+    if x.dtype.is_fp8():  # as in Triton: the sign bit cleared (every fp8 format is sign-magnitude)
+        byte = cast(x, T.uint8, bitcast=True)
+        return cast(binary("&", byte, 0x7F), x.dtype, bitcast=True)
     if x.dtype.is_floating():
         return _builder().unary("absf", x)
     if x.dtype.is_int_unsigned():
