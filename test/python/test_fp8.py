@@ -625,3 +625,39 @@ def test_abs_of_fp8_on_the_gpu(fmt):
     fp8_abs[(1,)](tilec.reinterpret(every, getattr(tl, fmt)),
                   tilec.reinterpret(got, getattr(tl, fmt)), BLOCK=256)
     np.testing.assert_array_equal(got.cpu().numpy(), np.arange(256, dtype=np.uint8) & 0x7F)
+
+
+def e4b15_operands(seed: int):
+    """Two 256x256 float8e4b15 operands (every byte value likely) and their exact values."""
+    rng = np.random.default_rng(seed)
+    a, b = (rng.integers(0, 256, (256, 256), dtype=np.uint8) for _ in range(2))
+    return a, b, e4b15_value(a) @ e4b15_value(b)
+
+
+def test_fp8e4b15_dot_widens_to_fp16_in_the_interpreter():
+    """A dot of float8e4b15 operands computes on their values (widened to float16 exactly, as
+    Triton does where no tensor core takes the format), not on their bytes."""
+    a, b, want = e4b15_operands(11)
+    c = np.zeros((256, 256), np.float32)
+    interpret(fp8_matmul, (2, 2), tilec.reinterpret(a, tl.float8e4b15),
+              tilec.reinterpret(b, tl.float8e4b15), c, 256, 256, 256, 256, 1, BM=128, BN=128,
+              BK=64, IMPRECISE=32)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5)
+
+
+def test_fp8e4b15_dot_compiles_to_fp16_wgmma():
+    key = fp8_matmul_key("float8e4b15", True)
+    ptx = compile_specialized(fp8_matmul, key, CompileOptions(num_warps=8, num_stages=3)
+                              ).asm["ptx"]
+    assert "k16.f32.f16.f16" in ptx and ".s8.s8" not in ptx and "e4m3" not in ptx
+
+
+@pytest.mark.gpu
+def test_fp8e4b15_dot_on_the_gpu_matches_the_interpreter():
+    torch = pytest.importorskip("torch")
+    a, b, want = e4b15_operands(12)
+    c = torch.zeros((256, 256), dtype=torch.float32, device="cuda")
+    fp8_matmul[(2, 2)](tilec.reinterpret(torch.from_numpy(a).cuda(), tl.float8e4b15),
+                       tilec.reinterpret(torch.from_numpy(b).cuda(), tl.float8e4b15), c,
+                       256, 256, 256, 256, 1, BM=128, BN=128, BK=64)
+    np.testing.assert_allclose(c.cpu().numpy(), want, rtol=1e-5, atol=1e-5)

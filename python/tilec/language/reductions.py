@@ -181,10 +181,12 @@ def dot(a: tensor, b: tensor, acc=None, input_precision: str | None = None,
                                                   out_dtype)
     if acc is None:
         acc = constant(0, out_dtype, shape)
+    imprecise = _imprecise_sums(a, b, max_num_imprecise_acc)
     if a.dtype == T.uint8:  # tile.dot's i8 is signed: widen unsigned bytes first
         a, b = cast(a, T.int16), cast(b, T.int16)
-    return _builder().dot(a, b, acc, input_precision,
-                          _imprecise_sums(a, b, max_num_imprecise_acc))
+    elif a.dtype.is_fp8e4b15():  # no tensor core takes it: float16 holds its values exactly
+        a, b, imprecise = cast(a, T.float16), cast(b, T.float16), 0
+    return _builder().dot(a, b, acc, input_precision, imprecise)
 
 
 # With no max_num_imprecise_acc an fp8 dot leaves its partial sums to the tensor cores (fp8 wgmma
