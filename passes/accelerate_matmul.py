@@ -24,8 +24,9 @@ After it runs, each `tile.dot` is in one of three forms, which convert-tilegpu-t
   `#tilegpu.mma<[2, 0], [wm, wn], [16, 8]>` layout, A and B `#tilegpu.dot_operand` layouts of it
   with `k_width` = elements per 32-bit register (2 for fp16/bf16, 1 for tf32, 4 for int8). Used
   for fp16/bf16 → fp32, fp32 with input_precision "tf32" → fp32, and int8 → int32, when M >= 16,
-  N >= 8 and K covers one instruction (16, 8 or 32). An fp16 accumulator is widened to fp32
-  around the dot (the products are summed in fp32, as the interpreter does). Warps go to the
+  N >= 8 and K covers one instruction (16, 8 or 32). fp16 operands with an fp16 accumulator
+  (`out_dtype=tl.float16`) accumulate in fp16 on the instruction (wgmma too), as in Triton;
+  a bf16 dot's fp16 accumulator is widened to fp32 around it. Warps go to the
   dimension with more instruction tiles left per warp (M first on ties).
 - **FMA** (everything else: "ieee" and "tf32x3" precision, small or batched dots, other types):
   the result keeps its blocked layout L; A and B get blocked layouts that hold, in each thread,
@@ -425,7 +426,10 @@ class AccelerateMatmul(Pass):
         else:
             op.operands[0] = _convert(a, a_layout, op)
             op.operands[1] = _convert(b, b_layout, op)
-        wide = use_mma and str(tile.element_type(c.type)) == "f16"
+        # fp16 products accumulate in fp16 (mma.sync and wgmma have it, as in Triton); bf16's
+        # instructions take only an fp32 accumulator
+        wide = use_mma and str(tile.element_type(c.type)) == "f16" and \
+            str(tile.element_type(a.type)) != "f16"
         acc = _convert(c, c_layout, op)
         if wide:  # products are summed in fp32
             acc = _elementwise_cast(acc, ir.F32Type.get(), op)

@@ -48,9 +48,14 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:80"} {
 
 // -----
 
-// An fp16 accumulator on tensor cores (mma.sync, sm_80): widened to fp32 around the dot (the
-// products are summed in fp32, as the interpreter does) and narrowed back for its users.
+// An fp16 accumulator on tensor cores (mma.sync, sm_80): fp16 operands accumulate in fp16 on
+// the instruction (m16n8k16.f16.f16.f16.f16), as in Triton; bf16 instructions take only fp32,
+// so a bf16 dot's fp16 accumulator is widened around the dot and narrowed back for its users.
 // CHECK-LABEL: func.func @fp16_acc
+// CHECK: [[C:%.*]] = "tilegpu.convert_layout"(%arg1) : ({{.*}}) -> tensor<64x64xf16, [[MMA:#tilegpu.mma<[^>]*>]]>
+// CHECK-NEXT: [[D:%.*]] = "tile.dot"({{.*}}, {{.*}}, [[C]]) {{.*}} -> tensor<64x64xf16, [[MMA]]>
+// CHECK-NEXT: "tilegpu.convert_layout"([[D]]) : (tensor<64x64xf16, [[MMA]]>) -> tensor<64x64xf16, #tilegpu.blocked
+// CHECK-LABEL: func.func @bf16_fp16_acc
 // CHECK: [[C:%.*]] = "tilegpu.convert_layout"(%arg1) : ({{.*}}) -> tensor<64x64xf16, [[MMA:#tilegpu.mma<[^>]*>]]>
 // CHECK-NEXT: [[W:%.*]] = arith.extf [[C]] : tensor<64x64xf16, [[MMA]]> to tensor<64x64xf32, [[MMA]]>
 // CHECK-NEXT: [[D:%.*]] = "tile.dot"({{.*}}, {{.*}}, [[W]]) {{.*}} -> tensor<64x64xf32, [[MMA]]>
@@ -60,6 +65,11 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:80"} {
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:80"} {
   func.func @fp16_acc(%a: tensor<64x64xf16, #b>, %c: tensor<64x64xf16, #b>, %p: tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>) {
     %d = "tile.dot"(%a, %a, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf16, #b>, tensor<64x64xf16, #b>, tensor<64x64xf16, #b>) -> tensor<64x64xf16, #b>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<64x64xf16, #b>) -> ()
+    return
+  }
+  func.func @bf16_fp16_acc(%a: tensor<64x64xbf16, #b>, %c: tensor<64x64xf16, #b>, %p: tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>) {
+    %d = "tile.dot"(%a, %a, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xbf16, #b>, tensor<64x64xbf16, #b>, tensor<64x64xf16, #b>) -> tensor<64x64xf16, #b>
     "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<64x64xf16, #b>) -> ()
     return
   }
@@ -95,7 +105,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
 // shared buffers in NVMMA layouts with the fastest dimension of their values: A's rows of 32
 // fp16 (64 bytes) take the 64-byte swizzle, B's of 128 (256 bytes) two column blocks of the
 // 128-byte one; a proxy fence orders those generic writes before wgmma's reads, and
-// warpgroup_dot replaces tile.dot. An fp16 accumulator is widened around it as for mma.sync.
+// warpgroup_dot replaces tile.dot. An fp16 accumulator stays fp16 (wgmma's .f16 form).
 // CHECK-LABEL: func.func @wgmma_fp16
 // CHECK: [[SA:%.*]] = "tilegpu.local_alloc"(%arg0) : ({{.*}}) -> !tilegpu.memdesc<[128, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>
 // CHECK-NEXT: [[SB:%.*]] = "tilegpu.local_alloc"(%arg1) : ({{.*}}) -> !tilegpu.memdesc<[32, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
@@ -106,9 +116,9 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
 // CHECK-NEXT: "tile.store"(%arg3, [[R]])
 // CHECK-NOT: "tile.dot"
 // CHECK-LABEL: func.func @wgmma_fp16_acc
-// CHECK: [[W:%.*]] = arith.extf {{.*}} to tensor<64x64xf32, [[MMA:#tilegpu.mma<.3, 0.[^>]*>]]>
-// CHECK-NEXT: [[D:%.*]] = "tilegpu.warpgroup_dot"({{.*}}, {{.*}}, [[W]])
-// CHECK-NEXT: arith.truncf [[D]] : tensor<64x64xf32, [[MMA]]> to tensor<64x64xf16, [[MMA]]>
+// CHECK: [[C:%.*]] = "tilegpu.convert_layout"(%arg1) : ({{.*}}) -> tensor<64x64xf16, [[MMA:#tilegpu.mma<.3, 0.[^>]*>]]>
+// CHECK-NEXT: [[D:%.*]] = "tilegpu.warpgroup_dot"({{.*}}, {{.*}}, [[C]]) {{.*}} -> tensor<64x64xf16, [[MMA]]>
+// CHECK-NOT: arith.truncf
 #b = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90"} {
   func.func @wgmma_fp16(%a: tensor<128x32xf16, #b>, %b: tensor<32x128xf16, #b>, %c: tensor<128x128xf32, #b>, %p: tensor<128x128x!tile.ptr<f32, 1 : i32>, #b>) {

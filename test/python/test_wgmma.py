@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import tilec
+import tilec.language as tl
 from tilec.compiler import ptxas_stats
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +64,27 @@ def test_sm80_targets_keep_mma_sync():
 def test_bf16_runs_wgmma_too():
     kernel = compile_matmul((128, 128, 64), 4, 3, dtype="bf16")
     assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" in kernel.asm["ptx"]
+
+
+@pytest.mark.parametrize("target, instruction", [
+    ("cuda:90", "wgmma.mma_async.sync.aligned.m64n128k16.f16.f16.f16"),
+    ("cuda:80", "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16")])
+def test_fp16_accumulators_accumulate_on_the_instruction(target, instruction):
+    """out_dtype=tl.float16 with fp16 operands: the tensor cores' fp16 accumulator (as Triton
+    has it), no fp32 sums and conversions around the dot; the pipelined loop keeps it in flight
+    without spills or serialised wgmma."""
+    import dot_kernels
+    key = {"a_ptr": "*fp16:16", "b_ptr": "*fp16:16", "c_ptr": "*fp16:16", "M": "i32:16",
+           "N": "i32:16", "K": "i32:16", "stride_am": "i32:16", "stride_bk": "i32:16",
+           "stride_cm": "i32:16"}
+    kernel = tilec.compile(dot_kernels.matmul, signature=key, target=target, num_warps=4,
+                           num_stages=3, constexprs={
+                               "stride_ak": 1, "stride_bn": 1, "stride_cn": 1, "BLOCK_M": 128,
+                               "BLOCK_N": 128, "BLOCK_K": 64, "PRECISION": "tf32",
+                               "ACC_DTYPE": tl.float16})
+    ptx = kernel.asm["ptx"]
+    assert instruction in ptx and ".f32.f16.f16" not in ptx and "cvt.f32.f16" not in ptx
+    assert kernel.n_spills == 0 and kernel.metadata["wgmma_serialized"] == []
 
 
 def test_ptxas_serialisation_notes_are_recorded():

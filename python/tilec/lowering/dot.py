@@ -186,7 +186,13 @@ def _mma(ctx: Lowering, op: ir.Operation, a: Distributed, b: Distributed,
             attributes[name] = ir.Attribute.parse(f"#nvvm.mma_type<{ptx}>")
     if isinstance(accumulator, ir.IntegerType):
         attributes["intOverflowBehavior"] = ir.Attribute.parse("#nvvm.mma_int_overflow<wrapped>")
-    struct = ir.Type.parse(f"!llvm.struct<({', '.join([str(accumulator)] * 4)})>")
+    # an fp16 accumulator is two registers of packed pairs (columns +0/+1 of rows +0 and +8)
+    halves = str(accumulator) == "f16"
+    pairs = ir.VectorType.get([2], accumulator)
+    struct = ir.Type.parse(f"!llvm.struct<({', '.join([str(pairs)] * 2)})>" if halves else
+                           f"!llvm.struct<({', '.join([str(accumulator)] * 4)})>")
+    if halves:
+        attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([4, 2, 2])
     tiles = [(m0, n0) for m0 in range(0, max(m_size // m_step, 1) * m_step, m_step)
              for n0 in range(0, max(n_size // n_step, 1) * n_step, n_step)]
     # K outermost: consecutive instructions update different accumulators, so none waits
@@ -194,10 +200,20 @@ def _mma(ctx: Lowering, op: ir.Operation, a: Distributed, b: Distributed,
     for k0 in range(0, k_size, k_step):
         for m0, n0 in tiles:
             slots = [where[(m0 + dm, n0 + dn)] for dm, dn in ((0, 0), (0, 1), (8, 0), (8, 1))]
+            acc = [values[s] for s in slots]
+            if halves:
+                acc = [vector_of(acc[:2], accumulator), vector_of(acc[2:], accumulator)]
             result = ir.Operation.create(
                 "nvvm.mma.sync", results=[struct],
-                operands=a_fragment(m0, k0) + b_fragment(k0, n0) + [values[s] for s in slots],
+                operands=a_fragment(m0, k0) + b_fragment(k0, n0) + acc,
                 attributes=attributes).result
-            for i, s in enumerate(slots):
-                values[s] = llvm.extractvalue(accumulator, result, ir.DenseI64ArrayAttr.get([i]))
+            if halves:
+                got = [llvm.extractvalue(pairs, result, ir.DenseI64ArrayAttr.get([j]))
+                       for j in range(2)]
+                got = [llvm.extractelement(got[i // 2], i32(i % 2)) for i in range(4)]
+            else:
+                got = [llvm.extractvalue(accumulator, result, ir.DenseI64ArrayAttr.get([i]))
+                       for i in range(4)]
+            for s, value in zip(slots, got):
+                values[s] = value
     return Distributed(c.layout, tuple(c.shape), values)

@@ -27,7 +27,7 @@ from tilec.lowering.shared_buffer import SharedBuffer
 
 _WGMMA_TYPE = {"f16": "f16", "bf16": "bf16", "f32": "tf32", "i8": "s8", "f8E4M3FN": "e4m3",
                "f8E5M2": "e5m2"}
-_ACCUMULATOR = {"f32": "f32", "i32": "s32"}  # wgmma's name of the accumulator type
+_ACCUMULATOR = {"f32": "f32", "i32": "s32", "f16": "f16"}  # wgmma's name of the accumulator type
 
 
 def _i64(value: int) -> ir.Value:
@@ -119,13 +119,31 @@ class _Registers:
         return self.cache[(m0, k0)]
 
 
-_CONSTRAINT = {"f32": "f", "i32": "r"}
+_CONSTRAINT = {"f32": "f", "i32": "r", "f16": "h"}
 
 
 def _through_asm(text: str, values: list[ir.Value]) -> list[ir.Value]:
-    """`values` (f32 or i32) passed through the inline asm `text`, each output tied to its
-    input: whatever reads the returned values comes after the asm, and everything computing
-    `values` before it."""
+    """`values` (f32, i32 or f16) passed through the inline asm `text`, each output tied to
+    its input: whatever reads the returned values comes after the asm, and everything computing
+    `values` before it. fp16 values go by consecutive pairs in 32-bit registers (an fp16 wgmma
+    accumulator's registers, when they are its values in register order)."""
+    halves = [i for i, v in enumerate(values) if str(v.type) == "f16"]
+    if len(halves) > 1:
+        word = ir.IntegerType.get_signless(32)
+        pairs = [halves[i:i + 2] for i in range(0, len(halves) - 1, 2)]
+        packed = [llvm.bitcast(word, vector_of([values[i] for i in pair], values[pair[0]].type))
+                  for pair in pairs]
+        paired = {i for pair in pairs for i in pair}
+        rest = [i for i in range(len(values)) if i not in paired]
+        out = _through_asm(text, packed + [values[i] for i in rest])
+        result: list = [None] * len(values)
+        for pair, word_value in zip(pairs, out):
+            both = llvm.bitcast(ir.VectorType.get([2], values[pair[0]].type), word_value)
+            for j, i in enumerate(pair):
+                result[i] = llvm.extractelement(both, i32(j))
+        for i, value in zip(rest, out[len(pairs):]):
+            result[i] = value
+        return result
     kinds = [_CONSTRAINT[str(v.type)] for v in values]
     constraints = ",".join([f"={k}" for k in kinds] + [str(i) for i in range(len(values))])
     struct = ir.Type.parse(f"!llvm.struct<({', '.join(str(v.type) for v in values)})>")
@@ -149,22 +167,35 @@ def _fence_registers(a: "_Registers", values: list[ir.Value],
     return out[len(packed):]
 
 
-def _mma_async_rs(acc: ir.Value, struct: ir.Type, a_regs: list[ir.Value], b_desc: ir.Value,
-                  n: int, k: int, element: str, b_transposed: bool) -> ir.Value:
+def _mma_async_rs(acc: ir.Value, struct: ir.Type, member: ir.Type, a_regs: list[ir.Value],
+                  b_desc: ir.Value, n: int, k: int, element: str, b_transposed: bool) -> ir.Value:
     """wgmma.mma_async with A from registers, as inline asm (no NVVM op has this form):
-    outputs $0.. the accumulator ("=f"), then A's 4 registers, B's descriptor, and the
-    accumulator again tied to the outputs (LLVM has no "+f")."""
-    count = n // 2
+    outputs $0.. the accumulator ("=f"; "=r" for fp16's packed pairs), then A's 4 registers,
+    B's descriptor, and the accumulator again tied to the outputs (LLVM has no "+f")."""
+    halves = isinstance(member, ir.VectorType)
+    count = n // 4 if halves else n // 2
     d = ", ".join(f"${i}" for i in range(count))
     a = ", ".join(f"${count + i}" for i in range(4))
+    accumulator = "f16" if halves else "f32"
     text = ("{ .reg .pred p; setp.ne.b32 p, 1, 0; "
-            f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{element}.{element} "
+            f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{accumulator}.{element}.{element} "
             f"{{{d}}}, {{{a}}}, ${count + 4}, p, 1, 1, {int(b_transposed)}; }}")
-    constraints = ",".join(["=f"] * count + ["r"] * 4 + ["l"] + [str(i) for i in range(count)])
-    f32 = ir.F32Type.get()
-    accs = [llvm.extractvalue(f32, acc, ir.DenseI64ArrayAttr.get([i])) for i in range(count)]
-    return llvm.InlineAsmOp(struct, [*a_regs, b_desc, *accs], text, constraints,
-                            has_side_effects=True).result
+    kind = "r" if halves else "f"
+    constraints = ",".join([f"={kind}"] * count + ["r"] * 4 + ["l"] +
+                           [str(i) for i in range(count)])
+    word = ir.IntegerType.get_signless(32) if halves else member
+    accs = [llvm.extractvalue(member, acc, ir.DenseI64ArrayAttr.get([i])) for i in range(count)]
+    if not halves:
+        return llvm.InlineAsmOp(struct, [*a_regs, b_desc, *accs], text, constraints,
+                                has_side_effects=True).result
+    words = ir.Type.parse(f"!llvm.struct<({', '.join([str(word)] * count)})>")
+    out = llvm.InlineAsmOp(words, [*a_regs, b_desc, *(llvm.bitcast(word, x) for x in accs)],
+                           text, constraints, has_side_effects=True).result
+    result = llvm.mlir_undef(struct)
+    for i in range(count):
+        value = llvm.bitcast(member, llvm.extractvalue(word, out, ir.DenseI64ArrayAttr.get([i])))
+        result = llvm.insertvalue(result, value, ir.DenseI64ArrayAttr.get([i]))
+    return result
 
 
 @rule("tilegpu.warpgroup_dot")
@@ -196,7 +227,10 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
     acc_type = tile.element_type(op.operands[2].type)
     if str(acc_type) not in _ACCUMULATOR:
         raise NotImplementedError(f"a wgmma accumulator of {acc_type}")
-    struct = ir.Type.parse(f"!llvm.struct<({', '.join([str(acc_type)] * (n // 2))})>")
+    # an fp16 accumulator's registers hold pairs of its values (columns +0/+1)
+    per_register = 2 if str(acc_type) == "f16" else 1
+    member = ir.VectorType.get([2], acc_type) if per_register == 2 else acc_type
+    struct = ir.Type.parse(f"!llvm.struct<({', '.join([str(member)] * (n // 2 // per_register))})>")
     m_tiles = range(0, m_size, 16 * wm)
     n_tiles = range(0, n_size, n * wn)
     slots = {}
@@ -211,8 +245,10 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
     accumulators = {}
     for key, regs in slots.items():
         acc = llvm.mlir_undef(struct)
-        for i, r in enumerate(regs):
-            acc = llvm.insertvalue(acc, values[r], ir.DenseI64ArrayAttr.get([i]))
+        for i in range(0, len(regs), per_register):
+            value = values[regs[i]] if per_register == 1 else \
+                vector_of([values[r] for r in regs[i:i + 2]], acc_type)
+            acc = llvm.insertvalue(acc, value, ir.DenseI64ArrayAttr.get([i // per_register]))
         accumulators[key] = acc
 
     wgmma_type = _WGMMA_TYPE[element]
@@ -245,8 +281,8 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
         for (m0, n0), acc in accumulators.items():
             if in_registers:
                 accumulators[(m0, n0)] = _mma_async_rs(
-                    acc, struct, a.at(m0, k0), b.at(n0, k0, wn), n, k_step, wgmma_type,
-                    not k_major(b.layout, 0))
+                    acc, struct, member, a.at(m0, k0), b.at(n0, k0, wn), n, k_step,
+                    wgmma_type, not k_major(b.layout, 0))
                 continue
             accumulators[(m0, n0)] = ir.Operation.create(
                 "nvvm.wgmma.mma_async", results=[struct],
@@ -266,8 +302,9 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
                                           f"by '{user.name}' before a warpgroup_dot_wait")
     for key, regs in slots.items():
         for i, r in enumerate(regs):
-            values[r] = llvm.extractvalue(acc_type, accumulators[key],
-                                          ir.DenseI64ArrayAttr.get([i]))
+            value = llvm.extractvalue(member, accumulators[key],
+                                      ir.DenseI64ArrayAttr.get([i // per_register]))
+            values[r] = value if per_register == 1 else llvm.extractelement(value, i32(i % 2))
     return [Distributed(layout, tuple(c.shape), values)]
 
 

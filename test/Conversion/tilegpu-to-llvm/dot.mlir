@@ -61,6 +61,32 @@ module attributes {tilegpu.num_warps = 1 : i32, tilegpu.threads_per_warp = 32 : 
 
 // -----
 
+// An fp16 accumulator (fp16 operands, out_dtype float16): m16n8k16.f16.f16.f16.f16, its C and D
+// two registers of packed pairs (columns +0/+1 of rows +0 and +8), unpacked after.
+// CHECK-LABEL: gpu.func @mma_f16_acc
+// CHECK: [[R:%.*]] = nvvm.mma.sync A[{{%.*}}, {{%.*}}, {{%.*}}, {{%.*}}] B[{{%.*}}, {{%.*}}] C[{{%.*}}, {{%.*}}]
+// CHECK-SAME: (vector<2xf16>, vector<2xf16>, vector<2xf16>) -> !llvm.struct<(vector<2xf16>, vector<2xf16>)>
+// CHECK-NEXT: [[P0:%.*]] = llvm.extractvalue [[R]][0]
+// CHECK-NEXT: [[P1:%.*]] = llvm.extractvalue [[R]][1]
+// CHECK-COUNT-2: llvm.extractelement [[P0]]
+// CHECK-COUNT-2: llvm.extractelement [[P1]]
+#mma = #tilegpu.mma<[2, 0], [1, 1], [16, 8]>
+#da = #tilegpu.dot_operand<0 : i32, #mma, 2 : i32>
+#db = #tilegpu.dot_operand<1 : i32, #mma, 2 : i32>
+module attributes {tilegpu.num_warps = 1 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @mma_f16_acc(%x: f16, %out: !tile.ptr<f16, 1 : i32>) {
+    %a = "tile.splat"(%x) : (f16) -> tensor<16x16xf16, #da>
+    %b = "tile.splat"(%x) : (f16) -> tensor<16x8xf16, #db>
+    %c = arith.constant dense<0.0> : tensor<16x8xf16, #mma>
+    %d = "tile.dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<16x16xf16, #da>, tensor<16x8xf16, #db>, tensor<16x8xf16, #mma>) -> tensor<16x8xf16, #mma>
+    %p = "tile.splat"(%out) : (!tile.ptr<f16, 1 : i32>) -> tensor<16x8x!tile.ptr<f16, 1 : i32>, #mma>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<16x8x!tile.ptr<f16, 1 : i32>, #mma>, tensor<16x8xf16, #mma>) -> ()
+    return
+  }
+}
+
+// -----
+
 // A dot on FMAs: each thread's result register adds the K = 4 products of its A row and B
 // column, all in its own registers (A holds whole rows, B whole columns); fp16 operands are
 // widened to fp32 once each.

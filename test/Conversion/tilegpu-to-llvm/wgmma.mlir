@@ -136,3 +136,43 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// An fp16 accumulator (fp16 operands, out_dtype float16): wgmma's .f16 form, whose registers
+// hold pairs of accumulator values (columns +0/+1 of a row): m64n64 on one warpgroup is 16
+// registers of vector<2xf16> a thread, in the NVVM op (A and B from shared memory) and in the
+// RS form's inline asm ("=r", the pairs as i32).
+// CHECK-LABEL: gpu.func @wgmma_f16_acc_ss
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f16>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>] : !llvm.struct<(vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>, vector<2xf16>)>
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-LABEL: gpu.func @wgmma_f16_acc_rs
+// CHECK: llvm.inline_asm has_side_effects "{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n64k16.f16.f16.f16 {$0, {{.*}}, $15}, {$16, $17, $18, $19}, $20, p, 1, 1, 1; }", "=r,{{.*}},=r,r,r,r,r,l,0,1,{{.*}},15"
+#b = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+#a = #tilegpu.dot_operand<0 : i32, #mma, 2 : i32>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @wgmma_f16_acc_ss(%x: f16, %out: !tile.ptr<f16, 1 : i32>) {
+    %a = "tile.splat"(%x) : (f16) -> tensor<64x32xf16, #b>
+    %b = "tile.splat"(%x) : (f16) -> tensor<32x64xf16, #b>
+    %c = arith.constant dense<0.0> : tensor<64x64xf16, #mma>
+    %sa = "tilegpu.local_alloc"(%a) : (tensor<64x32xf16, #b>) -> !tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>
+    %sb = "tilegpu.local_alloc"(%b) : (tensor<32x64xf16, #b>) -> !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+    "tilegpu.fence_async_shared"() : () -> ()
+    %d = "tilegpu.warpgroup_dot"(%sa, %sb, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!tilegpu.memdesc<[64, 32], f16, #tilegpu.nvmma_shared<64 : i32, 16 : i32, [1, 0]>, false>, !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, tensor<64x64xf16, #mma>) -> tensor<64x64xf16, #mma>
+    %p = "tile.splat"(%out) : (!tile.ptr<f16, 1 : i32>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #mma>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #mma>, tensor<64x64xf16, #mma>) -> ()
+    return
+  }
+  func.func @wgmma_f16_acc_rs(%x: f16, %out: !tile.ptr<f16, 1 : i32>) {
+    %a = "tile.splat"(%x) : (f16) -> tensor<64x32xf16, #a>
+    %b = "tile.splat"(%x) : (f16) -> tensor<32x64xf16, #b>
+    %c = arith.constant dense<0.0> : tensor<64x64xf16, #mma>
+    %sb = "tilegpu.local_alloc"(%b) : (tensor<32x64xf16, #b>) -> !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
+    "tilegpu.fence_async_shared"() : () -> ()
+    %d = "tilegpu.warpgroup_dot"(%a, %sb, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x32xf16, #a>, !tilegpu.memdesc<[32, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, tensor<64x64xf16, #mma>) -> tensor<64x64xf16, #mma>
+    %p = "tile.splat"(%out) : (!tile.ptr<f16, 1 : i32>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #mma>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #mma>, tensor<64x64xf16, #mma>) -> ()
+    return
+  }
+}
