@@ -19,7 +19,7 @@ from tilec.language.microscaling import dot_scaled  # noqa: F401
 from tilec.language.random import rand, randint, randint4x, randn  # noqa: F401
 from tilec.language.standard import (argmax, argmin, cdiv, cumprod, cumsum,  # noqa: F401
                                      flip, full_like, interleave, max, min, ones_like, sigmoid,
-                                     softmax, sum, swizzle2d, xor_sum)
+                                     softmax, sum, swizzle2d, topk, xor_sum)
 
 from tilec.language import extra, math  # noqa: E402,F401  (tl.math, tl.extra.cuda)
 
@@ -28,7 +28,7 @@ TENSOR_METHODS = {
     "to": cast, "cast": cast, "reshape": reshape, "view": view, "ravel": ravel, "permute": permute,
     "trans": trans, "broadcast_to": broadcast_to, "expand_dims": expand_dims, "split": split,
     "sum": sum, "max": max, "min": min, "argmax": argmax, "argmin": argmin, "xor_sum": xor_sum,
-    "cumsum": cumsum, "cumprod": cumprod, "sort": sort, "reduce": reduce,
+    "cumsum": cumsum, "cumprod": cumprod, "sort": sort, "topk": topk, "reduce": reduce,
     "associative_scan": associative_scan, "histogram": histogram, "gather": gather,
     "sigmoid": sigmoid, "softmax": softmax, "exp": exp, "log": log, "sqrt": sqrt, "abs": abs,
 }
@@ -41,6 +41,6 @@ __all__ = sorted({*_builtins, "constexpr", "constexpr_function", "language_funct
                   "uint32", "uint64", "void", "rand", "randint", "randint4x", "randn", "argmax",
                   "argmin", "cdiv", "cumprod", "cumsum", "flip", "full_like", "ones_like",
                   "interleave", "max", "min", "sigmoid",
-                  "softmax", "sum", "swizzle2d", "xor_sum", "core", "dtypes", "semantic", "math",
+                  "softmax", "sum", "swizzle2d", "topk", "xor_sum", "core", "dtypes", "semantic", "math",
                   "extra",
                   "TENSOR_METHODS"})

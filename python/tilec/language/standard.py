@@ -236,6 +236,23 @@ def ones_like(input, dtype=None):
 
 
 @language_function
+def topk(x, k, dim=None):
+    """The `k` largest elements of `x` along its last dimension, largest first (`k` a power of
+    two, at most that dimension): `x` sorted in descending order, then position j of the
+    result is the maximum over positions j, j + k, j + 2k, ... of the sorted values, which is
+    position j itself."""
+    n = x.shape[-1]
+    tl.static_assert(dim is None or dim == -1 or dim == len(x.shape) - 1,
+                     "tl.topk selects along the last dimension only")
+    tl.static_assert(k > 0 and (k & (k - 1)) == 0 and k <= n,
+                     "tl.topk: k must be a power of two no larger than the last dimension")
+    ordered = tl.sort(x, None, descending=True)
+    if k == n:
+        return ordered
+    return max(tl.reshape(ordered, x.shape[:-1] + [n // k, k]), len(x.shape) - 1)
+
+
+@language_function
 def flip(x, dim=None):
     """`x` with the order of its elements along `dim` (default: the last dimension)
     reversed: a gather of the indices n - 1, n - 2, ..., 0."""
