@@ -188,6 +188,13 @@ class JITFunction(_KernelBase):
         """(the kernel's arguments by parameter name, the other keywords): keywords naming a
         parameter bind to it, so a parameter may be called `num_warps`; the caller decides
         what the other keywords (launch options) may be. Constexpr wrappers are unwrapped."""
+        variadic = [p for p in self.signature.parameters.values()
+                    if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if variadic:
+            stars = "**" if variadic[0].kind == variadic[0].VAR_KEYWORD else "*"
+            raise TypeError(f"{self.__name__}: a kernel cannot take `{stars}{variadic[0].name}` "
+                            "(nor does Triton's): declare each meta-parameter as a parameter "
+                            "of its own, e.g. `BLOCK: tl.constexpr`, and pass it by keyword")
         if len(args) > len(self.params):
             raise TypeError(f"{self.__name__}: takes {len(self.params)} arguments but "
                             f"{len(args)} were given")

@@ -804,3 +804,19 @@ def test_the_c_launcher_checks_its_maps():
         launcher([6, 2, 7], [0, 1], [(2, (2,), encode)])  # the map itself
     with pytest.raises(TypeError, match="not callable"):
         launcher([6, 2, 7], [0, 1], [(2, (0,), None)])
+
+
+def test_variadic_kernel_parameters_are_a_clear_error():
+    """Old-style `**META` kernels: a launch (compiled or interpreted) says what to write
+    instead, not that an argument named META is missing."""
+    import tilec
+    import tilec.language as tl
+
+    @tilec.jit
+    def old_style(x, **META):
+        tl.store(x + tl.arange(0, META["BLOCK"]), 1.0)
+
+    for interpret in (True, False):
+        old_style.interpret = interpret
+        with pytest.raises(TypeError, match=r"cannot take `\*\*META`.*BLOCK: tl.constexpr"):
+            old_style[(1,)](np.zeros(16, np.float32), BLOCK=16)
