@@ -416,19 +416,16 @@ _CARRYING = ("scf.for", "scf.while")
 
 
 def _check_block_sizes(fn: JITFunction, module, options: CompileOptions) -> None:
-    """OutOfResources, naming the line that makes it, for a block value the program's threads
-    must hold whole (an operand of a reduction, sort, dot, ...; a loop-carried value) that is far
-    too large for their registers."""
-    largest: list = [0, None, None]
+    """OutOfResources, naming the line that makes it, for a block value far too large for the
+    program's threads' registers: one they must hold whole (an operand of a reduction, sort,
+    dot, ...; a loop-carried value), else any other op's result (elementwise code over such a
+    block unrolls into a program LLVM takes minutes to compile: a 2^20-element block on 4
+    warps did not finish in 20 minutes)."""
+    whole: list = [0, None, None]
+    streamed: list = [0, None, None]
 
-    def visit(op):
-        if op.name in _WHOLE:
-            held = [v.type for v in op.operands]
-        elif op.name in _CARRYING:
-            held = [r.type for r in op.results]
-        else:
-            return ir.WalkResult.ADVANCE
-        for t in held:
+    def note(largest: list, types, op) -> None:
+        for t in types:
             if isinstance(t, ir.RankedTensorType) and t.has_static_shape:
                 element = t.element_type
                 bits = 64 if str(element).startswith("!tile.ptr") else getattr(element, "width",
@@ -436,19 +433,28 @@ def _check_block_sizes(fn: JITFunction, module, options: CompileOptions) -> None
                 size = math.prod(t.shape) * max(bits, 32) // 32
                 if size > largest[0]:
                     largest[:] = [size, op.operation, t]
+
+    def visit(op):
+        if op.name in _WHOLE:
+            note(whole, [v.type for v in op.operands], op)
+        elif op.name in _CARRYING:
+            note(whole, [r.type for r in op.results], op)
+        else:
+            note(streamed, [r.type for r in op.results], op)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    words, op, held = largest
     threads = options.num_warps * 32
-    per_thread = -(-words // threads)
-    if per_thread <= SPILL_FACTOR * REGISTERS_PER_THREAD:
-        return
-    where = user_file_line_col(op.location)
-    at = f"{where[0]}:{where[1]}: " if where else ""
-    raise OutOfResources(f"{at}a block value of {held} needs about {per_thread} "
-                         f"registers in each of the {threads} threads of {fn.__name__} (a thread "
-                         f"has {REGISTERS_PER_THREAD}): use smaller blocks or more warps")
+    for words, op, held in (whole, streamed):
+        per_thread = -(-words // threads)
+        if per_thread <= SPILL_FACTOR * REGISTERS_PER_THREAD:
+            continue
+        where = user_file_line_col(op.location)
+        at = f"{where[0]}:{where[1]}: " if where else ""
+        raise OutOfResources(f"{at}a block value of {held} needs about {per_thread} "
+                             f"registers in each of the {threads} threads of {fn.__name__} (a "
+                             f"thread has {REGISTERS_PER_THREAD}): use smaller blocks or more "
+                             "warps")
 
 
 def _warn_of_spills(fn: JITFunction, stats: dict) -> None:

@@ -217,3 +217,9 @@ def k_huge_block(x_ptr):
 def k_huge_block_in_library(x_ptr):
     offs = tl.arange(0, 1048576)
     tl.store(x_ptr, tl.sum(offs, axis=0))  # ERR: the reduction is in tl.sum's own code
+
+
+@tilec.jit
+def k_huge_elementwise(x_ptr, y_ptr):
+    offs = tl.arange(0, 1048576)
+    tl.store(y_ptr + offs, tl.exp(tl.load(x_ptr + offs)))  # ERR: 2^20 pointers, no reduction

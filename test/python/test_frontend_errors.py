@@ -249,6 +249,17 @@ def test_a_block_far_too_large_for_the_threads_is_out_of_resources_at_once():
     assert f"{KERNEL_FILE}:{marker_line(K.k_huge_block)}:" in str(info.value)
 
 
+def test_elementwise_code_over_a_block_far_too_large_is_out_of_resources_at_once():
+    """Nothing held whole, but 2^20 pointers streamed through 128 threads (the fuzzer's seed
+    800 kernel 35): LLVM did not finish compiling it in 20 minutes; refused before lowering."""
+    import time
+    start = time.perf_counter()
+    with pytest.raises(tilec.OutOfResources, match=r"needs about 16384 registers") as info:
+        compile_tile(K.k_huge_elementwise, signature={"x_ptr": "*fp32", "y_ptr": "*fp32"})
+    assert f"{KERNEL_FILE}:{marker_line(K.k_huge_elementwise)}:" in str(info.value)
+    assert time.perf_counter() - start < 10
+
+
 def test_out_of_resources_in_a_library_function_names_the_users_line():
     with pytest.raises(tilec.OutOfResources, match="needs about") as info:
         compile_tile(K.k_huge_block_in_library, signature={"x_ptr": "*i32"})
