@@ -16,12 +16,16 @@ from `tl.range(..., num_stages=)`, overrides the option):
   loads that trip's step-0 fragments, which the loop carries; the next trip multiplies them at
   once, issuing its copies first (`tilegpu.free_slot`: every read of that slot came before the
   barrier);
-- when the loop's `tilegpu.warpgroup_dot` multiplies two staged tiles and the loop carries its
-  accumulator to nothing else, its wgmma group stays in flight across the trip boundary: the
-  dot is `is_async`, a `warpgroup_dot_wait` with one group pending follows it (retiring the
-  previous trip's group, whose slot the copies then refill) and a wait with none pending
-  follows the loop; a proxy fence in front of a warpgroup_dot whose operands both come from
-  the copies goes (as in Triton, cp.async writes are not fenced for wgmma);
+- when a `tilegpu.warpgroup_dot` of the loop reads staged tiles (or transposed views of them;
+  A may be registers) and the loop carries its accumulator to nothing else, the last such dot's
+  wgmma group stays in flight across the trip boundary: the dot is `is_async`, a
+  `warpgroup_dot_wait` with one group pending follows it and a wait with none pending follows
+  the loop. The copies refill the slot the previous trip's group read once that group has
+  retired: after the first synchronous warpgroup_dot of the body ahead of it (its own wait
+  retires every group), else after that wait (a matmul's one dot: then only from 3 stages on,
+  since with 2 the copies would be waited for right after they are issued); a proxy fence in
+  front of a warpgroup_dot whose operands both come from the copies goes (as in Triton,
+  cp.async writes are not fenced for wgmma);
 - a copy for a trip past the end is masked off entirely (cp.async then writes zeros, reads
   nothing), so any trip count, 0 and 1 included, gives the same results; after the loop all
   copies are waited for before the buffers are released.
@@ -202,8 +206,13 @@ class _Pipeliner:
             return False
         load_slice, advance_slice, carried = slices
         self.prefetch = _Prefetch.find(loop, stages)
-        if self.num_stages >= 3:
-            self.wgmma = _AsyncDot.find(loop, stages)
+        wgmma = _AsyncDot.find(loop, stages)
+        # The copies of trip i + S - 1 wait for the previous trip's group to retire. With 2
+        # stages they are waited for at the start of the next trip, so they must be issued
+        # well before the end of this one: only where a synchronous dot ahead of the
+        # asynchronous one retires that group early.
+        if wgmma is not None and (self.num_stages >= 3 or wgmma.retiring_dot() is not None):
+            self.wgmma = wgmma
         self._rewrite(stages, load_slice, advance_slice, carried)
         return True
 
@@ -321,6 +330,8 @@ class _Pipeliner:
                 views = [_subview(b, _i32(0), st.desc, mutable=False)
                          for b, st in zip(buffers, (self.prefetch.a_stage, self.prefetch.b_stage))]
                 fetched = self.prefetch.load_step(views, 0)
+            if self.wgmma is not None:
+                inits = self.wgmma.opaque_init(inits)
             new_loop = scf.ForOp(lb, ub, step,
                                  inits + values + fetched + [_i32(0), _i32(D)])
         new_body, new_args, rename = self._move_body(new_loop)
@@ -349,6 +360,8 @@ class _Pipeliner:
             else:
                 with ir.InsertionPoint.after(self.wgmma.dot):
                     self.wgmma.wait()
+                retired = self.wgmma.retiring_dot() or self.wgmma.waited.owner
+                with ir.InsertionPoint.after(retired):
                     self._copy(stages, load_slice, mapping, in_range, write_slot, buffers)
             views = {}
             for stage, buffer in zip(stages, buffers):
@@ -487,12 +500,25 @@ class _AsyncDot:
 
     @classmethod
     def find(cls, loop: _Loop, stages: list[_Stage]) -> "_AsyncDot | None":
+        """The last such dot of the body (the one whose group can overlap the most: the end
+        of this trip and the start of the next, up to the next dot's wait). Its shared
+        operands are staged tiles or transposed views of them; A may be registers (the RS
+        form: ptxas keeps them until the group retires)."""
         allocs = {s.alloc for s in stages}
+
+        def staged(value: ir.Value) -> bool:
+            if isinstance(value.type, ir.RankedTensorType):
+                return True
+            owner = _owner(value)
+            while owner is not None and owner.name == "tilegpu.memdesc_trans":
+                owner = _owner(owner.operands[0])
+            return owner in allocs
+        found = None
         for op in loop.body.operations:
             op = op.operation
             if op.name != "tilegpu.warpgroup_dot":
                 continue
-            if any(_owner(v) not in allocs for v in op.operands[:2]):
+            if not all(staged(v) for v in op.operands[:2]):
                 continue
             acc, result = op.operands[2], op.results[0]
             if acc not in loop.args or len(list(acc.uses)) != 1:
@@ -502,8 +528,32 @@ class _AsyncDot:
             if len(uses) != 1 or uses[0].owner != loop.yield_op or \
                     uses[0].operand_number != carried:
                 continue
-            return cls(op, carried)
+            found = cls(op, carried)
+        return found
+
+    def retiring_dot(self) -> ir.Operation | None:
+        """The first synchronous warpgroup_dot of the body ahead of this one: its own wait
+        (for no group pending) retires the previous trip's asynchronous group there, so the
+        copies into the slot that group read may follow it (attention's dK/dV loop: Q @ K
+        comes first, dK last). None when this dot is the body's first."""
+        for op in self.dot.block.operations:
+            op = op.operation
+            if op == self.dot:
+                return None
+            if op.name == "tilegpu.warpgroup_dot" and ASYNC_ATTR not in op.attributes:
+                return op
         return None
+
+    def opaque_init(self, inits: list[ir.Value]) -> list[ir.Value]:
+        """The loop's initial accumulator passed through a wait for no group (before the
+        loop, where none is in flight): its registers are then defined once, ahead of the
+        loop's guard, and carried into the loop and past it on the zero-trip path as they are.
+        A constant there (zeros) would be rematerialised by moves on the zero-trip edge, which
+        reaches the wait after the loop: ptxas takes those moves for writes to the in-flight
+        group's accumulator and serialises every wgmma of the function (C7515)."""
+        inits = list(inits)
+        inits[self.carried], = tilegpu.warpgroup_dot_wait([inits[self.carried]], 0)
+        return inits
 
     def wait(self) -> None:
         """The wait that retires the previous trip's group (at the insertion point)."""
@@ -621,6 +671,8 @@ class _TmaPipeliner(_Pipeliner):
                 values = self._advance(advance_slice, carried, mapping)
                 iv = arith.addi(iv, step)
             ahead_step = arith.muli(step, arith.constant(step.type, D))
+            if self.wgmma is not None:
+                inits = self.wgmma.opaque_init(inits)
             new_loop = scf.ForOp(lb, ub, step, inits + values + [_i32(0), _i32(D), _i32(0)])
         new_body, new_args, rename = self._move_body(new_loop)
         n_old = len(inits)

@@ -265,6 +265,53 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
 
 // -----
 
+// Two dots whose accumulators the loop carries, as in attention's dK/dV loop: dV = P @ dO and
+// dK = dS @ dO^T, both RS (A in registers), B this trip's staged tile and a transposed view of
+// it. The last of them (dK) is the one left in flight, so its group overlaps the end of this
+// trip and the start of the next; the earlier one waits for its own group, which retires the
+// previous trip's dK too, so the copies into the slot that group read follow it. With 2
+// stages as well: the copies still come early in the trip (a loop whose asynchronous dot is
+// its first, as @wgmma_loop, keeps its own group waited for at 2 stages).
+// CHECK-LABEL: func.func @wgmma_two_carried_rs
+// CHECK: scf.for
+// CHECK: [[V:%.*]] = "tilegpu.warpgroup_dot"(%arg0, %{{.*}}, %{{.*}}) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32}
+// CHECK: "tilegpu.async_copy_global_to_local"
+// CHECK: "tilegpu.async_commit_group"
+// CHECK: [[T:%.*]] = "tilegpu.memdesc_trans"
+// CHECK-NEXT: [[K:%.*]] = "tilegpu.warpgroup_dot"(%arg1, [[T]], %{{.*}}) {input_precision = "tf32", is_async, max_num_imprecise_acc = 0 : i32}
+// CHECK-NEXT: [[W:%.*]] = "tilegpu.warpgroup_dot_wait"([[K]]) {pendings = 1 : i32}
+// CHECK-NOT: async_copy_global_to_local
+// CHECK: scf.yield [[V]], [[W]],
+// CHECK: "tilegpu.warpgroup_dot_wait"(%{{.*}}#1) {pendings = 0 : i32}
+#lb = #tilegpu.blocked<[1, 8], [4, 8], [4, 1], [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+#pa = #tilegpu.dot_operand<0 : i32, #mma, 2 : i32>
+#s = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+#st = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [0, 1]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @wgmma_two_carried_rs(%p: tensor<64x64xf16, #pa>, %ds: tensor<64x64xf16, #pa>, %pb: tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>,
+                                  %n: i32, %out: tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %stepb = arith.constant dense<4096> : tensor<64x64xi32, #lb>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%dv = %zero, %dk = %zero, %b_ptr = %pb) -> (tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>) : i32 {
+      %b = "tile.load"(%b_ptr) {cache = "none", evict = "evict_normal", is_volatile = false, operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>) -> tensor<64x64xf16, #lb>
+      %sb = "tilegpu.local_alloc"(%b) : (tensor<64x64xf16, #lb>) -> !tilegpu.memdesc<[64, 64], f16, #s, false>
+      %v = "tilegpu.warpgroup_dot"(%p, %sb, %dv) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf16, #pa>, !tilegpu.memdesc<[64, 64], f16, #s, false>, tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma>
+      %t = "tilegpu.memdesc_trans"(%sb) : (!tilegpu.memdesc<[64, 64], f16, #s, false>) -> !tilegpu.memdesc<[64, 64], f16, #st, false>
+      %k = "tilegpu.warpgroup_dot"(%ds, %t, %dk) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<64x64xf16, #pa>, !tilegpu.memdesc<[64, 64], f16, #st, false>, tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma>
+      %nb = "tile.addptr"(%b_ptr, %stepb) : (tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>, tensor<64x64xi32, #lb>) -> tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>
+      scf.yield %v, %k, %nb : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, tensor<64x64x!tile.ptr<f16, 1 : i32>, #lb>
+    }
+    "tile.store"(%out, %r#0) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>, tensor<64x64xf32, #mma>) -> ()
+    "tile.store"(%out, %r#1) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>, tensor<64x64xf32, #mma>) -> ()
+    return
+  }
+}
+
+// -----
+
 // A TMA load in a loop as convert-tile-to-tilegpu leaves it (a barrier of its own allocated,
 // initialised for one arrival, waited on for phase 0 and invalidated each trip; a buffer only
 // the copy writes; the row coordinate computed from the induction variable). With S stages the
@@ -404,7 +451,10 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // warpgroup_dot_wait with one group pending retires the previous trip's group, and only then
 // does the `scf.if` issue the copies of trip i + 2 into the write slots, the ones that group
 // read. The loop yields the waited accumulator; a wait with none pending follows the loop,
-// before the barriers are invalidated and the rings released.
+// before the barriers are invalidated and the rings released. The initial accumulator enters
+// the loop through a wait for no group (defined once before the loop's guard: a constant
+// would be rematerialised on the zero-trip edge, which ptxas takes for writes to the
+// in-flight group's registers, C7515).
 // CHECK-LABEL: func.func @tma_wgmma_loop
 // S3: [[RA:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 64, 64], f16,
 // S3-NEXT: [[RB:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 64, 64], f16,
@@ -420,7 +470,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // S3: "tilegpu.async_tma_copy_global_to_local"(%arg0,
 // S3: "tilegpu.async_tma_copy_global_to_local"(%arg1,
 // S3-NEXT: }
-// S3: scf.for {{.*}} iter_args([[ACC:%[^ ]*]] = %cst, [[READ:%[^ ]*]] = {{%[^ ]*}}, [[WRITE:%[^ ]*]] = {{%[^ ]*}}, [[PHASE:%[^ ]*]] = {{%[^ ]*}})
+// S3: [[INIT:%.*]] = "tilegpu.warpgroup_dot_wait"(%cst) {pendings = 0 : i32}
+// S3: scf.for {{.*}} iter_args([[ACC:%[^ ]*]] = [[INIT]], [[READ:%[^ ]*]] = {{%[^ ]*}}, [[WRITE:%[^ ]*]] = {{%[^ ]*}}, [[PHASE:%[^ ]*]] = {{%[^ ]*}})
 // S3: [[WA:%.*]] = "tilegpu.memdesc_subview"([[BA]], [[READ]],
 // S3-NEXT: "tilegpu.wait_barrier"([[WA]], [[PHASE]])
 // S3: [[A:%.*]] = "tilegpu.memdesc_subview"([[RA]], [[READ]],
