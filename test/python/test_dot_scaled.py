@@ -51,12 +51,14 @@ def operand(fmt: str, rows: int, cols: int, rng, packed_dim: int):
         return (data.view(np.uint8) if fmt == "e5m2" else data), values
     kind = ml_dtypes.bfloat16 if fmt == "bf16" else np.float16
     data = rng.standard_normal((rows, cols)).astype(kind)
-    # bf16 keeps bf16 values; fp16 ones are rounded to bf16 by the upcast
-    return data, data.astype(ml_dtypes.bfloat16).astype(np.float64)
+    return data, data.astype(np.float64)
 
 
-def scales(rows: int, k: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    s = rng.integers(118, 136, (rows, k // 32), dtype=np.uint8)
+def scales(rows: int, k: int, rng, fp16: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """e8m0 scales and their factors; within 2^-3 .. 2^4 when the product computes in fp16
+    (whose range the scaled fp8 values must stay in), else 2^-9 .. 2^8."""
+    low, high = (124, 132) if fp16 else (118, 136)
+    s = rng.integers(low, high, (rows, k // 32), dtype=np.uint8)
     return s, np.repeat(2.0 ** (s.astype(np.float64) - 127), 32, axis=1)
 
 
@@ -68,9 +70,10 @@ def case(fa, fb, scaled=True, M=64, N=64, K=128, seed=0):
     rng = np.random.default_rng(seed)
     a, av = operand(fa, M, K, rng, 1)
     b, bv = operand(fb, K, N, rng, 0)
+    fp16 = "fp16" in (fa, fb)
     if scaled:
-        sa, fa_ = scales(M, K, rng)
-        sb, fb_ = scales(N, K, rng)
+        sa, fa_ = scales(M, K, rng, fp16)
+        sb, fb_ = scales(N, K, rng, fp16)
         av, bv = av * fa_, bv * fb_.T
     else:
         sa = sb = np.zeros((1, 1), np.uint8)
@@ -112,13 +115,24 @@ def key(fa, fb, scaled=True, M=64, N=64, K=128):
 
 @pytest.mark.parametrize("fa, fb", CASES)
 def test_dot_scaled_compiles_to_a_bf16_wgmma_dot(fa, fb):
+    """bf16, or fp16 when either operand is fp16 (Triton's compute type on Hopper)."""
     kernel = compile_specialized(scaled_product, key(fa, fb), CompileOptions(num_warps=4))
-    assert "k16.f32.bf16.bf16" in kernel.asm["ptx"]
+    kind = "f16" if "fp16" in (fa, fb) else "bf16"
+    assert f"k16.f32.{kind}.{kind}" in kernel.asm["ptx"]
+
+
+@pytest.mark.parametrize("fa, fb", [("e4m3", "e5m2"), ("e2m1", "fp16")])
+def test_operands_without_scales_are_unscaled(fa, fb):
+    """None for a scale leaves that operand as it is, whatever its format (Triton's tests
+    pass None for the operand that is not microscaled)."""
+    args, want = case(fa, fb, scaled=False)
+    c = np.zeros(want.shape, np.float32)
+    interpret(scaled_product, (1,), *args, c, M=64, N=64, K=128, FA=fa, FB=fb, SCALED=False)
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
 
 
 @pytest.mark.parametrize("fa, fb, message", [
     ("e3m2", "e4m3", "lhs_format must be one of"),
-    ("e4m3", "e4m3", "needs its scales"),
 ])
 def test_mistakes_are_errors_at_the_line(fa, fb, message):
     with pytest.raises(CompilationError, match=message) as err:

@@ -4,11 +4,12 @@ kernel language (compiled and interpreted alike).
 An operand is e2m1 (fp4, two to a uint8 along K, the first element in the low nibble), e4m3 or
 e5m2 (fp8, as uint8 bytes or the fp8 type), bf16 or fp16; its scales are e8m0 bytes, one per 32
 elements along K: `lhs_scale` is [M, K // 32] for lhs [M, K], `rhs_scale` [N, K // 32] for rhs
-[K, N] (not transposed), or None for no scaling (bf16/fp16 only). The scale byte s means
-2^(s - 127), s = 255 NaN. Hopper has no microscaled instruction, so, as Triton does there, each
-operand is upcast to bf16 (exactly, but for fp16's rounding), multiplied by its scales in fp32
-(exact: powers of two, within range) and rounded to bf16, and the two go to one bf16 tl.dot
-accumulating in fp32.
+[K, N] (not transposed), or None for no scaling (any format; Triton's tests scale the MX
+operand and leave the other one's None). The scale byte s means 2^(s - 127), s = 255 NaN.
+Hopper has no microscaled instruction, so, as Triton does there, each operand is upcast to the
+compute type (fp16 when either operand is fp16, else bf16; exactly, but for fp16's rounding to
+bf16), multiplied by its scales in fp32 (exact: powers of two, within range) and rounded to the
+compute type, and the two go to one tl.dot of that type accumulating in fp32.
 """
 from __future__ import annotations
 
@@ -40,13 +41,16 @@ def _check(lhs_shape, lhs_format, lhs_scaled, rhs_shape, rhs_format, rhs_scaled,
     if k != k_rhs:
         raise SemanticError(f"tl.dot_scaled: lhs has K = {k} and rhs K = {k_rhs} (an e2m1 "
                             "block holds two elements a byte along K)")
-    for fmt, scaled, side in ((lhs_format, lhs_scaled, "lhs"), (rhs_format, rhs_scaled, "rhs")):
-        if not scaled and fmt in ("e2m1", "e4m3", "e5m2"):
-            raise SemanticError(f"tl.dot_scaled: a {fmt} {side} needs its scales")
+    for scaled in (lhs_scaled, rhs_scaled):
         if scaled and k % GROUP:
             raise SemanticError(f"tl.dot_scaled: K = {k} is not a multiple of {GROUP}, the "
                                 "elements one scale covers")
     return k
+
+
+@constexpr_function
+def _compute_type(lhs_format, rhs_format):
+    return T.float16 if "fp16" in (lhs_format, rhs_format) else T.bfloat16
 
 
 @constexpr_function
@@ -91,7 +95,7 @@ def _unpack_fp4(x, along_rows):
 
 @language_function
 def _to_float(x, fmt, along_rows):
-    """An operand of format `fmt` as fp32 values (exact but for fp16, which bf16 rounds later)."""
+    """An operand of format `fmt` as fp32 values (exactly)."""
     if fmt == "e2m1":
         _byte_type(x.dtype)
         return _unpack_fp4(x, along_rows)
@@ -138,4 +142,5 @@ def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
     if rhs_scale is not None:
         _check_scale(rhs_scale.shape, n, k, "rhs")
         b = b * tl.trans(_factors(rhs_scale, n, k))
-    return tl.dot(a.to(tl.bfloat16), b.to(tl.bfloat16), acc, out_dtype=out_dtype)
+    compute = _compute_type(lhs_format, rhs_format)
+    return tl.dot(a.to(compute), b.to(compute), acc, out_dtype=out_dtype)
