@@ -61,6 +61,19 @@ def test_sm80_targets_keep_mma_sync():
     assert "mma.sync" in kernel.asm["ptx"] and "wgmma" not in kernel.asm["ptx"]
 
 
+def test_int8_mma_sync_saturates_as_triton_s_does():
+    """int8 on mma.sync (sm_80, or one warp on sm_90) sums with .satfinite, as Triton's
+    (wgmma's int8 form wraps, in both compilers)."""
+    signature = {**{k: v.replace("fp16", "i8") for k, v in SIGNATURE.items()},
+                 "c_ptr": "*i32:16"}
+    for target, warps in (("cuda:80", 4), ("cuda:90", 1)):
+        kernel = tilec.compile(matmul_kernel(), signature=signature, target=target,
+                               num_warps=warps, num_stages=2,
+                               constexprs={"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 128,
+                                           "GROUP_M": 8, "ACC_INT": True, **UNIT_STRIDES})
+        assert "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32" in kernel.asm["ptx"]
+
+
 def test_bf16_runs_wgmma_too():
     kernel = compile_matmul((128, 128, 64), 4, 3, dtype="bf16")
     assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16" in kernel.asm["ptx"]

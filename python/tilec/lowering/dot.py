@@ -184,8 +184,9 @@ def _mma(ctx: Lowering, op: ir.Operation, a: Distributed, b: Distributed,
     if ptx:
         for name in ("multiplicandAPtxType", "multiplicandBPtxType"):
             attributes[name] = ir.Attribute.parse(f"#nvvm.mma_type<{ptx}>")
-    if isinstance(accumulator, ir.IntegerType):
-        attributes["intOverflowBehavior"] = ir.Attribute.parse("#nvvm.mma_int_overflow<wrapped>")
+    if isinstance(accumulator, ir.IntegerType):  # int8: .satfinite, as Triton's mma.sync
+        attributes["intOverflowBehavior"] = ir.Attribute.parse(
+            "#nvvm.mma_int_overflow<satfinite>")
     # an fp16 accumulator is two registers of packed pairs (columns +0/+1 of rows +0 and +8)
     halves = str(accumulator) == "f16"
     pairs = ir.VectorType.get([2], accumulator)
