@@ -207,7 +207,7 @@ STAGE_NAMES = tuple(stage.name for stage in STAGES) + ("cubin",)
 def compile(fn: JITFunction, signature: dict[str, str] | None = None,
             constexprs: dict[str, Any] | None = None, target: str = "cuda:90",
             num_warps: int = 4, num_stages: int = 3, debug: bool = False,
-            enable_fp_fusion: bool = True, maxnreg: int | None = None,
+            enable_fp_fusion: bool | None = None, maxnreg: int | None = None,
             stop_after: str = "cubin") -> CompiledKernel:
     """Compile `fn` ahead of time: `signature` gives each runtime parameter's type
     (`"*fp32"`, `"i32:16"`, ...), `constexprs` the value of each constexpr parameter (and may fix
@@ -235,9 +235,20 @@ def compile(fn: JITFunction, signature: dict[str, str] | None = None,
         else:
             raise TypeError(f"{fn.__name__}: parameter '{p.name}' needs a type in signature= "
                             "or a value in constexprs=")
+    if enable_fp_fusion is None:
+        enable_fp_fusion = default_fp_fusion()
     options = CompileOptions(num_warps=num_warps, num_stages=num_stages, target=target,
                              debug=debug, enable_fp_fusion=enable_fp_fusion, maxnreg=maxnreg)
     return compile_specialized(fn, tuple(key), options, stop_after)
+
+
+def default_fp_fusion() -> bool:
+    """enable_fp_fusion where a launch or tilec.compile does not give it: on, unless
+    TILEC_DEFAULT_FP_FUSION (or, where that is unset, Triton's TRITON_DEFAULT_FP_FUSION) is 0,
+    false, off or no."""
+    value = os.environ.get("TILEC_DEFAULT_FP_FUSION",
+                           os.environ.get("TRITON_DEFAULT_FP_FUSION"))
+    return value is None or value.strip().lower() not in ("0", "false", "off", "no")
 
 
 def _run_stage(module, stage: str, pipeline: str, fn: JITFunction) -> None:

@@ -16,7 +16,8 @@ import inspect
 from typing import Any
 
 from tilec import interpreter
-from tilec.compiler import CompiledKernel, CompileOptions, compile_specialized
+from tilec.compiler import (CompiledKernel, CompileOptions, compile_specialized,
+                            default_fp_fusion)
 from tilec.kernel import JITFunction, set_launcher
 from tilec.runtime import (DRIVER, Launcher, leaves, native, native_enabled, normalise_grid,
                            register_native_arrays, specialization)
@@ -61,6 +62,11 @@ def _native_dispatcher(fn: JITFunction):
 
 
 def launch_options(fn: JITFunction, extra: dict[str, Any]) -> dict[str, Any]:
+    """The launch's options: `extra` over the defaults (enable_fp_fusion's from the
+    environment, read at the launches that take this path: a kernel's first launch for its
+    arguments; warm launches keep what it compiled)."""
+    if "enable_fp_fusion" not in extra and not default_fp_fusion():
+        extra = {**extra, "enable_fp_fusion": False}
     if not extra:
         return LAUNCH_OPTIONS
     unknown = sorted(set(extra) - set(LAUNCH_OPTIONS))

@@ -201,6 +201,25 @@ def test_enable_fp_fusion_is_a_launch_option_with_its_own_kernel(driver):
     assert len(driver.launches) == 4
 
 
+def test_the_fp_fusion_default_comes_from_the_environment(driver, monkeypatch):
+    """TILEC_DEFAULT_FP_FUSION (or Triton's TRITON_DEFAULT_FP_FUSION where it is unset) sets
+    enable_fp_fusion for launches and tilec.compile that do not give it; a given one wins."""
+    x, y, z, out = (FakeCupyArray(64) for _ in range(4))
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "0")
+    separate = K.multiply_add[(1,)](x, y, z, out, 64, BLOCK=32)
+    assert not separate.options.enable_fp_fusion and "fma.rn.f32" not in separate.asm["ptx"]
+    fused = K.multiply_add[(1,)](x, y, z, out, 64, BLOCK=16, enable_fp_fusion=True)
+    assert fused.options.enable_fp_fusion and "fma.rn.f32" in fused.asm["ptx"]
+    monkeypatch.setenv("TILEC_DEFAULT_FP_FUSION", "1")
+    assert K.multiply_add[(1,)](x, y, z, out, 64, BLOCK=8).options.enable_fp_fusion
+    monkeypatch.setenv("TILEC_DEFAULT_FP_FUSION", "false")
+    signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "z_ptr": "*fp32", "out_ptr": "*fp32",
+                 "n": "i32"}
+    kernel = tilec.compile(K.multiply_add, signature=signature, constexprs={"BLOCK": 64},
+                           stop_after="ptx")
+    assert not kernel.options.enable_fp_fusion and "fma.rn.f32" not in kernel.asm["ptx"]
+
+
 def test_tritons_other_launch_options_are_accepted_or_refused_clearly(driver):
     """num_ctas=1, sanitize_overflow and launch_cooperative_grid=False are what every launch
     does; debug=True compiles the kernel's debug build; maxnreg caps its registers. Clusters
