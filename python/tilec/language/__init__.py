@@ -41,6 +41,6 @@ __all__ = sorted({*_builtins, "constexpr", "constexpr_function", "language_funct
                   "uint32", "uint64", "void", "rand", "randint", "randint4x", "randn", "argmax",
                   "argmin", "cdiv", "cumprod", "cumsum", "flip", "full_like", "ones_like",
                   "interleave", "max", "min", "sigmoid",
-                  "softmax", "sum", "swizzle2d", "topk", "xor_sum", "core", "dtypes", "semantic", "math",
-                  "extra",
+                  "softmax", "sum", "swizzle2d", "topk", "xor_sum", "core", "dtypes", "semantic",
+                  "math", "extra",
                   "TENSOR_METHODS"})

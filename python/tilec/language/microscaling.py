@@ -7,9 +7,9 @@ elements along K: `lhs_scale` is [M, K // 32] for lhs [M, K], `rhs_scale` [N, K 
 [K, N] (not transposed), or None for no scaling (any format; Triton's tests scale the MX
 operand and leave the other one's None). The scale byte s means 2^(s - 127), s = 255 NaN.
 Hopper has no microscaled instruction, so, as Triton does there, each operand is upcast to the
-compute type (fp16 when either operand is fp16, else bf16; exactly, but for fp16's rounding to
-bf16), multiplied by its scales in fp32 (exact: powers of two, within range) and rounded to the
-compute type, and the two go to one tl.dot of that type accumulating in fp32.
+compute type (fp16 when either operand is fp16, else bf16), exactly in fp32, multiplied by its
+scales in fp32 (exact: powers of two, within range) and rounded to the compute type, and the two
+go to one tl.dot of that type accumulating in fp32.
 """
 from __future__ import annotations
 
@@ -41,10 +41,9 @@ def _check(lhs_shape, lhs_format, lhs_scaled, rhs_shape, rhs_format, rhs_scaled,
     if k != k_rhs:
         raise SemanticError(f"tl.dot_scaled: lhs has K = {k} and rhs K = {k_rhs} (an e2m1 "
                             "block holds two elements a byte along K)")
-    for scaled in (lhs_scaled, rhs_scaled):
-        if scaled and k % GROUP:
-            raise SemanticError(f"tl.dot_scaled: K = {k} is not a multiple of {GROUP}, the "
-                                "elements one scale covers")
+    if (lhs_scaled or rhs_scaled) and k % GROUP:
+        raise SemanticError(f"tl.dot_scaled: K = {k} is not a multiple of {GROUP}, the "
+                            "elements one scale covers")
     return k
 
 

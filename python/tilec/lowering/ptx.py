@@ -75,7 +75,7 @@ def _vector(values: list[ir.Value]) -> ir.Value:
     return vec
 
 
-def _retype(values: list[ir.Value], count: int, t: ir.Type) -> list[ir.Value]:
+def retype(values: list[ir.Value], count: int, t: ir.Type) -> list[ir.Value]:
     """The bits of `values` (all of one type) as `count` values of type `t`."""
     if len(values) == count:
         return [v if v.type == t else llvm.bitcast(t, v) for v in values]
@@ -109,7 +109,7 @@ def load(pointer: ir.Value, count: int, element: ir.Type, cache: str, evict: str
                 f"ld.global{_qualifier(LOAD_CACHE[cache], evict)}{_vec(nregs)}.b{reg} "
                 f"{_braced(0, nregs)}, [${nregs}];",
                 [f"={_REGISTER[reg]}"] * nregs + ["l"])
-    return _retype(words, count, element)
+    return retype(words, count, element)
 
 
 def store(pointer: ir.Value, values: list[ir.Value], cache: str = "none",
@@ -127,7 +127,7 @@ def store(pointer: ir.Value, values: list[ir.Value], cache: str = "none",
             f"${first + 1};", ["b"] * first + ["l", "h"])
         return
     reg, nregs = _words(len(values), element)
-    words = _retype(values, nregs, _i(reg))
+    words = retype(values, nregs, _i(reg))
     asm([], [*extra, pointer, *words],
         f"{guard}st.global{_qualifier(STORE_CACHE[cache], evict)}{_vec(nregs)}.b{reg} "
         f"[${first}], {_braced(first + 1, nregs)};",
@@ -227,7 +227,7 @@ def _to_register(values: list[ir.Value], t: ir.Type) -> ir.Value:
     total width, then zero-extended (or truncated) to the register's width."""
     if len(values) == 1 and isinstance(values[0].type, llvm.PointerType):
         return values[0]
-    packed = _retype([bits(v) for v in values], 1, _i(width(values[0].type) * len(values)))[0] \
+    packed = retype([bits(v) for v in values], 1, _i(width(values[0].type) * len(values)))[0] \
         if len(values) > 1 else bits(values[0])
     w = width(t)
     if packed.type.width < w:
@@ -247,7 +247,7 @@ def _from_register(value: ir.Value, count: int, element: ir.Type) -> list[ir.Val
         as_int = arith.extui(_i(total), as_int)
     if count == 1:
         return [from_bits(as_int, element) if width(element) == total else as_int]
-    return _retype([as_int], count, element)
+    return retype([as_int], count, element)
 
 
 def _per_register(element: ir.Type, pack: int) -> int:

@@ -23,6 +23,7 @@ from tilec.dialects import tile
 from tilec.dialects.tilegpu import ASYNC_ATTR, MmaLayout, NvmmaSharedLayout
 from tilec.lowering.context import Distributed, Lowering, i32, rule, vector_of
 from tilec.lowering.dot import registers_by_coordinate
+from tilec.lowering.ptx import retype
 from tilec.lowering.shared_buffer import SharedBuffer
 
 _WGMMA_TYPE = {"f16": "f16", "bf16": "bf16", "f32": "tf32", "i8": "s8", "f8E4M3FN": "e4m3",
@@ -129,18 +130,16 @@ def _through_asm(text: str, values: list[ir.Value]) -> list[ir.Value]:
     accumulator's registers, when they are its values in register order)."""
     halves = [i for i, v in enumerate(values) if str(v.type) == "f16"]
     if len(halves) > 1:
-        word = ir.IntegerType.get_signless(32)
         pairs = [halves[i:i + 2] for i in range(0, len(halves) - 1, 2)]
-        packed = [llvm.bitcast(word, vector_of([values[i] for i in pair], values[pair[0]].type))
-                  for pair in pairs]
         paired = {i for pair in pairs for i in pair}
         rest = [i for i in range(len(values)) if i not in paired]
-        out = _through_asm(text, packed + [values[i] for i in rest])
+        word = ir.IntegerType.get_signless(32)
+        words = [retype([values[i] for i in pair], 1, word)[0] for pair in pairs]
+        out = _through_asm(text, words + [values[i] for i in rest])
         result: list = [None] * len(values)
-        for pair, word_value in zip(pairs, out):
-            both = llvm.bitcast(ir.VectorType.get([2], values[pair[0]].type), word_value)
-            for j, i in enumerate(pair):
-                result[i] = llvm.extractelement(both, i32(j))
+        for pair, packed in zip(pairs, out):
+            for i, half in zip(pair, retype([packed], 2, values[pair[0]].type)):
+                result[i] = half
         for i, value in zip(rest, out[len(pairs):]):
             result[i] = value
         return result
@@ -183,18 +182,19 @@ def _mma_async_rs(acc: ir.Value, struct: ir.Type, member: ir.Type, a_regs: list[
     kind = "r" if halves else "f"
     constraints = ",".join([f"={kind}"] * count + ["r"] * 4 + ["l"] +
                            [str(i) for i in range(count)])
-    word = ir.IntegerType.get_signless(32) if halves else member
     accs = [llvm.extractvalue(member, acc, ir.DenseI64ArrayAttr.get([i])) for i in range(count)]
     if not halves:
         return llvm.InlineAsmOp(struct, [*a_regs, b_desc, *accs], text, constraints,
                                 has_side_effects=True).result
+    word = ir.IntegerType.get_signless(32)
     words = ir.Type.parse(f"!llvm.struct<({', '.join([str(word)] * count)})>")
-    out = llvm.InlineAsmOp(words, [*a_regs, b_desc, *(llvm.bitcast(word, x) for x in accs)],
+    out = llvm.InlineAsmOp(words, [*a_regs, b_desc, *(retype([x], 1, word)[0] for x in accs)],
                            text, constraints, has_side_effects=True).result
     result = llvm.mlir_undef(struct)
     for i in range(count):
-        value = llvm.bitcast(member, llvm.extractvalue(word, out, ir.DenseI64ArrayAttr.get([i])))
-        result = llvm.insertvalue(result, value, ir.DenseI64ArrayAttr.get([i]))
+        packed = llvm.extractvalue(word, out, ir.DenseI64ArrayAttr.get([i]))
+        result = llvm.insertvalue(result, retype([packed], 1, member)[0],
+                                  ir.DenseI64ArrayAttr.get([i]))
     return result
 
 
