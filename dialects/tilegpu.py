@@ -107,12 +107,15 @@ class MmaLayout:
         if self.version not in ((2, 0), (3, 0)):
             raise ValueError(f"mma version must be [2, 0] (mma.sync) or [3, 0] (wgmma), got "
                              f"{list(self.version)}")
-        if len(self.warps_per_cta) != 2:
-            raise ValueError(f"mma layouts are of rank 2, got warps_per_cta {self.warps_per_cta}")
+        # a batched (3-D) dot's mma.sync layout leads with the batch: instr_shape [1, 16, 8]
+        if len(self.warps_per_cta) != 2 and not (self.version == (2, 0) and
+                                                 len(self.warps_per_cta) == 3):
+            raise ValueError(f"mma layouts are of rank 2 (or 3 for version [2, 0]), got "
+                             f"warps_per_cta {self.warps_per_cta}")
         _check_powers_of_two("mma warps_per_cta", self.warps_per_cta)
-        if self.version == (2, 0) and self.instr_shape != (16, 8):
-            raise ValueError(f"mma version [2, 0] has instr_shape [16, 8], got "
-                             f"{list(self.instr_shape)}")
+        if self.version == (2, 0) and self.instr_shape != (1,) * (self.rank - 2) + (16, 8):
+            raise ValueError(f"mma version [2, 0] has instr_shape [16, 8] ([1, 16, 8] for "
+                             f"rank 3), got {list(self.instr_shape)}")
         if self.version == (3, 0):
             m, n = self.instr_shape
             if m != 16 or n not in (8, 16, 32, 64, 128, 256):

@@ -92,6 +92,17 @@ def mma_warps(m: int, n: int, num_warps: int) -> tuple[int, int]:
     return wm, wn
 
 
+def mma_layout(shape, num_warps: int) -> MmaLayout:
+    """The mma.sync layout of a dot's [M, N] (or batched [B, M, N]) result: a batch goes to
+    warps first (one batch element a warp while both last), the remaining warps over M and N
+    (mma_warps)."""
+    if len(shape) == 2:
+        return MmaLayout((2, 0), mma_warps(shape[0], shape[1], num_warps), MMA_INSTR)
+    wb = min(shape[0], num_warps)
+    return MmaLayout((2, 0), (wb, *mma_warps(shape[1], shape[2], num_warps // wb)),
+                     (1, *MMA_INSTR))
+
+
 WGMMA_ROWS = 64  # rows of one wgmma instruction: one warpgroup (4 warps)
 WGMMA_MAX_N = 256
 
@@ -264,7 +275,8 @@ def _source_order(value: ir.Value, produced: bool = False) -> tuple[int, ...]:
             break
         value = owner.operation.operands[0]
     source = tilegpu.tensor_layout(value.type)
-    return layout_order(source) if isinstance(source, BlockedLayout) else (1, 0)
+    return layout_order(source) if isinstance(source, BlockedLayout) else \
+        tuple(reversed(range(len(value.type.shape))))
 
 
 def _unconverted(value: ir.Value) -> ir.Value:
@@ -384,11 +396,11 @@ class AccelerateMatmul(Pass):
         precision = ir.StringAttr(op.attributes["input_precision"]).value
         k = a.type.shape[-1]
         kw = mma_k_width(tile.element_type(a.type), tile.element_type(c.type), precision)
-        use_mma = (arch >= 80 and kw is not None and len(shape) == 2 and shape[0] >= 16 and
-                   shape[1] >= 8 and k >= 8 * kw)
+        use_mma = (arch >= 80 and kw is not None and len(shape) in (2, 3) and
+                   shape[-2] >= 16 and shape[-1] >= 8 and k >= 8 * kw)
         wgmma = None
         bits = tile.element_type(a.type).width
-        if use_mma and arch >= 90 and k % (256 // bits) == 0:
+        if use_mma and arch >= 90 and len(shape) == 2 and k % (256 // bits) == 0:
             found = wgmma_shape(shape[0], shape[1], num_warps)
             layouts = wgmma_operand_layouts(a, b)
             if found is not None and layouts is not None and \
@@ -407,7 +419,7 @@ class AccelerateMatmul(Pass):
         if wgmma is not None:
             pass
         elif use_mma:
-            mma = MmaLayout((2, 0), mma_warps(shape[0], shape[1], num_warps), MMA_INSTR)
+            mma = mma_layout(shape, num_warps)
             a_layout = DotOperandLayout(0, mma, kw)
             b_layout = DotOperandLayout(1, mma, kw)
             c_layout = mma

@@ -1653,8 +1653,18 @@ func.func @mma_unknown_version(%x: f32) {
 // -----
 
 func.func @mma_sync_instr_shape(%x: f32) {
-  // expected-error@+1 {{mma version [2, 0] has instr_shape [16, 8], got [16, 16]}}
+  // expected-error@+1 {{mma version [2, 0] has instr_shape [16, 8] ([1, 16, 8] for rank 3), got [16, 16]}}
   %0 = "tile.splat"(%x) : (f32) -> tensor<64x64xf32, #tilegpu.mma<[2, 0], [4, 1], [16, 16]>>
+  return
+}
+
+// -----
+
+// A batched dot's mma.sync layout is of rank 3 ([batch, M, N]); wgmma's are of rank 2 only.
+func.func @mma_rank_3(%x: f32) {
+  %0 = "tile.splat"(%x) : (f32) -> tensor<2x64x64xf32, #tilegpu.mma<[2, 0], [2, 2, 1], [1, 16, 8]>>
+  // expected-error@+1 {{mma layouts are of rank 2 (or 3 for version [2, 0]), got warps_per_cta (1, 4, 1)}}
+  %1 = "tile.splat"(%x) : (f32) -> tensor<2x64x64xf32, #tilegpu.mma<[3, 0], [1, 4, 1], [1, 16, 64]>>
   return
 }
 

@@ -26,6 +26,24 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:80"} {
 
 // -----
 
+// A batched (3-D) dot takes mma.sync on sm_90 too (wgmma has no batch): the mma layout leads
+// with the batch, which goes to warps first: [4, 32, 32] on 8 warps gives each batch element 2
+// warps, split along N (4 instruction tiles there against 2 along M); the operands are staged
+// in rank-3 swizzled buffers.
+// CHECK-LABEL: func.func @batched
+// CHECK: "tilegpu.local_alloc"(%arg0) : ({{.*}}) -> !tilegpu.memdesc<[4, 32, 16], f16, #tilegpu.shared<8 : i32, 4 : i32, 2 : i32, [2, 1, 0]>, false>
+// CHECK: "tile.dot"{{.*}} -> tensor<4x32x32xf32, #tilegpu.mma<[2, 0], [4, 1, 2], [1, 16, 8]>>
+#b3 = #tilegpu.blocked<[1, 1, 4], [1, 4, 8], [8, 1, 1], [2, 1, 0]>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90"} {
+  func.func @batched(%a: tensor<4x32x16xf16, #b3>, %b: tensor<4x16x32xf16, #b3>, %c: tensor<4x32x32xf32, #b3>, %p: tensor<4x32x32x!tile.ptr<f32, 1 : i32>, #b3>) {
+    %d = "tile.dot"(%a, %b, %c) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<4x32x16xf16, #b3>, tensor<4x16x32xf16, #b3>, tensor<4x32x32xf32, #b3>) -> tensor<4x32x32xf32, #b3>
+    "tile.store"(%p, %d) {cache = "none", evict = "evict_normal"} : (tensor<4x32x32x!tile.ptr<f32, 1 : i32>, #b3>, tensor<4x32x32xf32, #b3>) -> ()
+    return
+  }
+}
+
+// -----
+
 // The mma.sync instruction per type (sm_80): fp32 with tf32 precision takes m16n8k8 (1
 // element per register), int8 -> int32 m16n8k32 (4 per register), bf16 2 per register. A tall
 // block (256 x 16 on 4 warps) gives all warps to M.

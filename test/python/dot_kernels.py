@@ -118,9 +118,10 @@ def batched_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_ab, stride_am, stride_ak
 
 @tilec.jit
 def dot_3d(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
-           K: tl.constexpr):
+           K: tl.constexpr, PRECISION: tl.constexpr = "tf32", ACC_DTYPE: tl.constexpr = None):
     """One program, one batched tl.dot of 3-D blocks: C[B, M, N] = A[B, M, K] @ B[B, K, N],
-    all contiguous, fp16 in, fp32 out, no masks (the block is the whole array)."""
+    all contiguous, no masks (the block is the whole array); out_dtype ACC_DTYPE (None: the
+    default for the inputs)."""
     offs_b = tl.arange(0, B)[:, None, None]
     offs_m = tl.arange(0, M)[None, :, None]
     offs_n = tl.arange(0, N)[None, None, :]
@@ -128,7 +129,10 @@ def dot_3d(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexp
     offs_kb = tl.arange(0, K)[None, :, None]
     a = tl.load(a_ptr + offs_b * (M * K) + offs_m * K + offs_ka)
     b = tl.load(b_ptr + offs_b * (K * N) + offs_kb * N + offs_n)
-    c = tl.dot(a, b)
+    if ACC_DTYPE is None:
+        c = tl.dot(a, b, input_precision=PRECISION)
+    else:
+        c = tl.dot(a, b, input_precision=PRECISION, out_dtype=ACC_DTYPE)
     tl.store(c_ptr + offs_b * (M * N) + offs_m * N + offs_n, c)
 
 

@@ -316,6 +316,46 @@ def test_batched_dot_of_3d_blocks():
     assert_dot_close(out, reference(a, b), TOL["fp16"], K)
 
 
+# (B, M, N, K, num_warps): a batch per warp, more warps than batch elements, fewer
+BATCHED_BLOCKS = [(2, 16, 16, 16, 1), (4, 32, 32, 64, 4), (8, 32, 32, 32, 8),
+                  (2, 64, 64, 32, 2), (1, 64, 32, 16, 16), (4, 64, 64, 64, 4)]
+BATCHED_DTYPES = [c for c in DTYPE_CASES if c[0] in
+                  ("fp16", "fp16_out_dtype_fp16", "bf16", "fp32_tf32", "int8")]
+
+
+@gpu
+@pytest.mark.parametrize("name, dtype, out, precision, acc, tol", BATCHED_DTYPES,
+                         ids=[c[0] for c in BATCHED_DTYPES])
+@pytest.mark.parametrize("Z, M, N, K, warps", BATCHED_BLOCKS,
+                         ids=["x".join(map(str, b)) for b in BATCHED_BLOCKS])
+def test_batched_dots_on_mma(name, dtype, out, precision, acc, tol, Z, M, N, K, warps):
+    """3-D dots run on mma.sync with the batch over warps and registers (they used to take the
+    FMA path, a [4, 64, 64] fp16 dot spilling 86 KB)."""
+    a, b = operand(dtype, (Z, M, K)), operand(dtype, (Z, K, N))
+    c = poisoned((Z, M, N), out)
+    got = launch(D.dot_3d, (1,), [a, b, c], 2, True, B=Z, M=M, N=N, K=K, PRECISION=precision,
+                 ACC_DTYPE=acc, num_warps=warps)
+    assert_dot_close(got, reference(a, b), TOL[tol], K)
+
+
+@pytest.mark.parametrize("dtype, out, acc, blocks, layout, instruction", [
+    ("fp16", "fp32", tl.float32, (4, 64, 64, 64), "[4, 1, 1]", "m16n8k16.row.col.f32.f16.f16.f32"),
+    ("fp32", "fp32", tl.float32, (8, 32, 32, 64), "[4, 1, 1]", "m16n8k8.row.col.f32.tf32.tf32.f32"),
+    ("i8", "i32", tl.int32, (4, 64, 64, 64), "[4, 1, 1]",
+     "m16n8k32.row.col.satfinite.s32.s8.s8.s32")])
+def test_batched_dot_compiles_to_mma_without_spills(dtype, out, acc, blocks, layout, instruction,
+                                                    tmp_path, monkeypatch):
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    Z, M, N, K = blocks
+    k = tilec.compile(D.dot_3d, signature={"a_ptr": f"*{dtype}:16", "b_ptr": f"*{dtype}:16",
+                                           "c_ptr": f"*{out}:16"},
+                      constexprs={"B": Z, "M": M, "N": N, "K": K, "ACC_DTYPE": acc},
+                      num_warps=4, target="cuda:90")
+    assert f"#tilegpu.mma<[2, 0], {layout}, [1, 16, 8]>" in k.asm["tilegpu"]
+    assert f"mma.sync.aligned.{instruction}" in k.asm["ptx"]
+    assert k.metadata["spill_stores"] == 0
+
+
 @gpu
 @pytest.mark.parametrize("epilogue", ["to_fp16", "bias_relu"])
 def test_fused_epilogues(epilogue):

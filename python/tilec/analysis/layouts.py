@@ -198,11 +198,39 @@ _ACC_LANES = [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)]
 def _mma_to_linear(layout: MmaLayout, shape: tuple[int, ...]) -> LinearLayout:
     if layout.version[0] == 3:
         return _wgmma_to_linear(layout, shape)
-    if layout.version[0] != 2 or tuple(layout.instr_shape) != (16, 8) or len(shape) != 2:
+    if layout.version[0] != 2 or tuple(layout.instr_shape[-2:]) != (16, 8) or \
+            len(shape) != layout.rank:
         raise NotImplementedError(f"linear layout of {layout.text()}")
+    if layout.rank == 3:
+        return _batched(layout, shape, _mma_to_linear)
     wm, wn = layout.warps_per_cta
     return _fit(shape, _ACC_REGISTERS, _ACC_LANES, _mma_warps(layout, True, True),
                 [(1, 8 * wn), (0, 16 * wm)])
+
+
+def _batched(layout, shape: tuple[int, ...], to_2d) -> LinearLayout:
+    """A batched dot's layout (mma rank 3, or an operand of one): per batch the 2-D layout of
+    the last two dimensions (`to_2d` of the layout with the batch dropped); the batch goes to
+    the high warp-id bits (warps_per_cta[0] of them), then to more registers."""
+    mma = layout.parent if isinstance(layout, DotOperandLayout) else layout
+    flat = MmaLayout(mma.version, mma.warps_per_cta[1:], mma.instr_shape[1:])
+    inner = to_2d(DotOperandLayout(layout.op_idx, flat, layout.k_width)
+                  if isinstance(layout, DotOperandLayout) else flat, shape[1:])
+    lift = lambda bases: tuple((0, *b) for b in bases)  # noqa: E731
+    batch = shape[0]
+    warps = [(1 << i, 0, 0) if (1 << i) < batch else (0, 0, 0)
+             for i in range(_log2(mma.warps_per_cta[0]))]
+    registers = [(step, 0, 0) for step in _powers(mma.warps_per_cta[0], batch)]
+    return LinearLayout(lift(inner.register) + tuple(registers), lift(inner.lane),
+                        lift(inner.warp) + tuple(warps), tuple(shape))
+
+
+def _powers(start: int, end: int) -> list[int]:
+    out, step = [], start
+    while step < end:
+        out.append(step)
+        step *= 2
+    return out
 
 
 def _wgmma_to_linear(layout: MmaLayout, shape: tuple[int, ...]) -> LinearLayout:
@@ -228,6 +256,8 @@ def _dot_operand_to_linear(layout: DotOperandLayout, shape: tuple[int, ...]) -> 
     those + 4kw. wgmma's A operand from registers (an mma version-3 parent) is the same
     fragment in every warp, the 4 warps of a warpgroup stacking 16 rows each."""
     mma = layout.parent
+    if mma.rank == 3 and len(shape) == 3:
+        return _batched(layout, shape, _dot_operand_to_linear)
     _mma_to_linear(mma, (16, 8))  # checks the parent is supported
     if mma.version[0] == 3 and layout.op_idx == 1:
         raise NotImplementedError("wgmma reads B from shared memory, not from registers")

@@ -19,7 +19,7 @@ from mlir.dialects import arith, llvm, math
 from tilec.analysis.layouts import to_linear
 from tilec.dialects.tilegpu import DotOperandLayout, MmaLayout
 from tilec.lowering.context import Distributed, Lowering, i32, rule, scalar_type, vector_of
-from tilec.lowering.shared import Fragments
+from tilec.lowering.shared import Elements, Fragments
 
 _FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 
@@ -135,9 +135,9 @@ def _mma(ctx: Lowering, op: ir.Operation, a: Distributed, b: Distributed,
          c: Distributed) -> Distributed:
     mma = c.layout
     kw = a.layout.k_width
-    wm, wn = mma.warps_per_cta
-    m_size, n_size = c.shape
-    k_size = a.shape[1]
+    wm, wn = mma.warps_per_cta[-2:]
+    m_size, n_size = c.shape[-2:]
+    k_size = a.shape[-1]
     m_step, n_step, k_step = 16 * wm, 8 * wn, 8 * kw
     element = scalar_type(op.operands[0].type)
     accumulator = scalar_type(op.results[0].type)
@@ -145,9 +145,9 @@ def _mma(ctx: Lowering, op: ir.Operation, a: Distributed, b: Distributed,
     where = c_linear.register_index()
     values = list(c.values)
     rounded: dict = {}
-    # Fragments still in shared memory are loaded as the instructions reach them.
-    a_regs = a if isinstance(a, Fragments) else _Lookup(registers_by_coordinate(a))
-    b_regs = b if isinstance(b, Fragments) else _Lookup(registers_by_coordinate(b))
+    # Operands still in shared memory are loaded as the instructions reach them.
+    a_regs = a if isinstance(a, (Fragments, Elements)) else _Lookup(registers_by_coordinate(a))
+    b_regs = b if isinstance(b, (Fragments, Elements)) else _Lookup(registers_by_coordinate(b))
 
     def operand(regs, coord):
         value = regs.register(coord)
@@ -160,19 +160,20 @@ def _mma(ctx: Lowering, op: ir.Operation, a: Distributed, b: Distributed,
     packed_a: dict = {}
     packed_b: dict = {}
 
-    def a_fragment(m0, k0):
-        if (m0, k0) not in packed_a:
-            packed_a[(m0, k0)] = [
-                _pack([operand(a_regs, (m0 + dm, k0 + dk + j)) for j in range(kw)], element)
+    def a_fragment(batch, m0, k0):
+        if (batch, m0, k0) not in packed_a:
+            packed_a[(batch, m0, k0)] = [
+                _pack([operand(a_regs, (*batch, m0 + dm, k0 + dk + j)) for j in range(kw)],
+                      element)
                 for dm, dk in ((0, 0), (8, 0), (0, 4 * kw), (8, 4 * kw))]
-        return packed_a[(m0, k0)]
+        return packed_a[(batch, m0, k0)]
 
-    def b_fragment(k0, n0):
-        if (k0, n0) not in packed_b:
-            packed_b[(k0, n0)] = [
-                _pack([operand(b_regs, (k0 + dk + j, n0)) for j in range(kw)], element)
+    def b_fragment(batch, k0, n0):
+        if (batch, k0, n0) not in packed_b:
+            packed_b[(batch, k0, n0)] = [
+                _pack([operand(b_regs, (*batch, k0 + dk + j, n0)) for j in range(kw)], element)
                 for dk in (0, 4 * kw)]
-        return packed_b[(k0, n0)]
+        return packed_b[(batch, k0, n0)]
 
     attributes = {
         "layoutA": ir.Attribute.parse("#nvvm.mma_layout<row>"),
@@ -194,19 +195,24 @@ def _mma(ctx: Lowering, op: ir.Operation, a: Distributed, b: Distributed,
                            f"!llvm.struct<({', '.join([str(accumulator)] * 4)})>")
     if halves:
         attributes["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([4, 2, 2])
-    tiles = [(m0, n0) for m0 in range(0, max(m_size // m_step, 1) * m_step, m_step)
+    # a batched dot's batch elements in this thread's registers (the thread-relative batch
+    # coordinate of each; () for a 2-D dot)
+    batches = sorted({coord[:-2] for coord in where})
+    tiles = [(batch, m0, n0) for batch in batches
+             for m0 in range(0, max(m_size // m_step, 1) * m_step, m_step)
              for n0 in range(0, max(n_size // n_step, 1) * n_step, n_step)]
     # K outermost: consecutive instructions update different accumulators, so none waits
     # for the one before it.
     for k0 in range(0, k_size, k_step):
-        for m0, n0 in tiles:
-            slots = [where[(m0 + dm, n0 + dn)] for dm, dn in ((0, 0), (0, 1), (8, 0), (8, 1))]
+        for batch, m0, n0 in tiles:
+            slots = [where[(*batch, m0 + dm, n0 + dn)]
+                     for dm, dn in ((0, 0), (0, 1), (8, 0), (8, 1))]
             acc = [values[s] for s in slots]
             if halves:
                 acc = [vector_of(acc[:2], accumulator), vector_of(acc[2:], accumulator)]
             result = ir.Operation.create(
                 "nvvm.mma.sync", results=[struct],
-                operands=a_fragment(m0, k0) + b_fragment(k0, n0) + acc,
+                operands=a_fragment(batch, m0, k0) + b_fragment(batch, k0, n0) + acc,
                 attributes=attributes).result
             if halves:
                 got = [llvm.extractvalue(pairs, result, ir.DenseI64ArrayAttr.get([j]))

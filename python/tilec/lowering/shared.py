@@ -120,12 +120,10 @@ def lower_local_load(ctx: Lowering, op: ir.Operation):
         if not _dot_follows(op):
             fragments.values  # noqa: B018  (loads every fragment here)
         return [fragments]
-    linear = to_linear(layout, shape)
-    values = []
-    for reg in range(linear.num_registers):
-        loaded = llvm.load(buffer.element, buffer.address(coordinate(ctx, layout, shape, reg)))
-        values.append(from_memory(loaded, element))
-    return [Distributed(layout, shape, values)]
+    loads = Elements(ctx, buffer, layout, shape, element)
+    if not (isinstance(layout, DotOperandLayout) and _dot_follows(op)):
+        loads.values  # noqa: B018  (loads every element here)
+    return [loads]
 
 
 # --- ldmatrix ---------------------------------------------------------------------------------
@@ -173,6 +171,37 @@ def _warp_offsets(ctx: Lowering, linear) -> list[ir.Value]:
                 total = arith.addi(total, arith.muli(picked, i32(basis[d])))
         out.append(total)
     return out
+
+
+class Elements(Distributed):
+    """A tile read from shared memory one element a register, each loaded when first asked
+    for (`register(coord)`): a dot lowered right after (`_dot_follows`) loads a K step's
+    operands next to the instructions using them instead of holding all of them at once;
+    `values` loads whatever is left."""
+
+    def __init__(self, ctx: Lowering, buffer: SharedBuffer, layout, shape, element: ir.Type):
+        self.layout, self.shape = layout, tuple(shape)
+        self.ctx, self.buffer, self.element = ctx, buffer, element
+        linear = to_linear(layout, self.shape)
+        self.where = linear.register_index()
+        self.loaded: list[ir.Value | None] = [None] * linear.num_registers
+
+    @property
+    def values(self) -> list[ir.Value]:
+        for reg in range(len(self.loaded)):
+            self._load(reg)
+        return list(self.loaded)
+
+    def register(self, coord) -> ir.Value:
+        reg = self.where[coord]
+        self._load(reg)
+        return self.loaded[reg]
+
+    def _load(self, reg: int) -> None:
+        if self.loaded[reg] is None:
+            address = self.buffer.address(coordinate(self.ctx, self.layout, self.shape, reg))
+            self.loaded[reg] = from_memory(llvm.load(self.buffer.element, address),
+                                           self.element)
 
 
 class Fragments(Distributed):
