@@ -444,6 +444,8 @@ class _Prefetch:
             k = op.operands[0].type.shape[-1]
             if element not in ("f16", "bf16") or k < 2 * cls.STEP or k % cls.STEP:
                 continue
+            if len(op.operands[0].type.shape) != 2:  # a batched dot: no ldmatrix fragments
+                continue
             return cls(op, loads[0], loads[1], by_alloc[allocs[0]], by_alloc[allocs[1]])
         return None
 

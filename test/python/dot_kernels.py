@@ -137,6 +137,24 @@ def dot_3d(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexp
 
 
 @tilec.jit
+def dot_3d_loop(a_ptr, b_ptr, c_ptr, K, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
+                BLOCK_K: tl.constexpr):
+    """C[B, M, N] = A[B, M, K] @ B[B, K, N] (contiguous) by a loop of 3-D dots over K in steps
+    of BLOCK_K (K a multiple of it), fp32 accumulator in the loop."""
+    offs_b = tl.arange(0, B)[:, None, None]
+    offs_m = tl.arange(0, M)[None, :, None]
+    offs_n = tl.arange(0, N)[None, None, :]
+    offs_ka = tl.arange(0, BLOCK_K)[None, None, :]
+    offs_kb = tl.arange(0, BLOCK_K)[None, :, None]
+    acc = tl.zeros((B, M, N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + offs_b * (M * K) + offs_m * K + k + offs_ka)
+        b = tl.load(b_ptr + offs_b * (K * N) + (k + offs_kb) * N + offs_n)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + offs_b * (M * N) + offs_m * N + offs_n, acc)
+
+
+@tilec.jit
 def rows_times_b(a_ptr, b_ptr, offs_m, offs_n, M, N, K, BLOCK_M: tl.constexpr,
                  BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
     """(A @ B)[offs_m, offs_n] in fp32 for contiguous A [M, K] and B [K, N], masked, looping

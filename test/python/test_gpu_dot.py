@@ -357,6 +357,29 @@ def test_batched_dot_compiles_to_mma_without_spills(dtype, out, acc, blocks, lay
 
 
 @gpu
+@pytest.mark.parametrize("stages", [1, 3])
+def test_batched_dots_in_a_pipelined_loop(stages):
+    Z, M, N, K = 4, 32, 32, 96
+    a, b = operand(np.float16, (Z, M, K)), operand(np.float16, (Z, K, N))
+    c = poisoned((Z, M, N), np.float32)
+    got = launch(D.dot_3d_loop, (1,), [a, b, c, K], 2, True, B=Z, M=M, N=N, BLOCK_K=32,
+                 num_warps=4, num_stages=stages)
+    assert_dot_close(got, reference(a, b), TOL["fp16"], K)
+
+
+def test_batched_dot_loop_compiles_with_stages(tmp_path, monkeypatch):
+    """The pipeliner stages a loop's 3-D operands (rank-3 rings of buffers) and leaves their
+    dot whole (its K-step fragment prefetch is for 2-D ldmatrix operands)."""
+    monkeypatch.setenv("TILEC_CACHE_DIR", str(tmp_path))
+    k = tilec.compile(D.dot_3d_loop, signature={"a_ptr": "*fp16:16", "b_ptr": "*fp16:16",
+                                                "c_ptr": "*fp32:16", "K": "i32:16"},
+                      constexprs={"B": 4, "M": 32, "N": 32, "BLOCK_K": 32}, num_warps=4,
+                      num_stages=3, target="cuda:90")
+    assert "cp.async.cg.shared.global" in k.asm["ptx"] and "mma.sync.aligned" in k.asm["ptx"]
+    assert k.metadata["spill_stores"] == 0
+
+
+@gpu
 @pytest.mark.parametrize("epilogue", ["to_fp16", "bias_relu"])
 def test_fused_epilogues(epilogue):
     M, N, K = ODD
