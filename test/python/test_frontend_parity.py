@@ -252,16 +252,24 @@ def test_python_errors_on_constants_and_pointers_are_user_errors_in_both_modes(w
 def _huge_constant(x_ptr, WHICH: tl.constexpr):
     if WHICH == 0:
         tl.store(x_ptr, 2 ** 100000)  # ERR: more digits than Python writes (internal error)
-    else:
+    elif WHICH == 1:
         tl.store(x_ptr, (1 << 5000) >> 4990)
+    else:
+        tl.store(x_ptr, (True << (2 ** 64 + 1)) > 0)  # a bool shifted: MemoryError (fuzzer)
 
 
-@pytest.mark.parametrize("which", [0, 1])
+@pytest.mark.parametrize("which", [0, 1, 2])
 def test_huge_compile_time_integers_are_user_errors(which):
     with pytest.raises(CompilationError, match="has more than 4096 bits") as compiled:
         _compile(_huge_constant, WHICH=which)
     assert "internal compiler error" not in str(compiled.value)
     assert compiled.value.line == _marked_line(_huge_constant) + 2 * which
+
+
+def test_a_shift_too_large_for_memory_is_a_user_error_in_the_interpreter():
+    with pytest.raises(CompilationError, match="overflow at compile time") as interpreted:
+        _interpret(_huge_constant, np.zeros(4, np.float32), WHICH=2)
+    assert interpreted.value.line == _marked_line(_huge_constant) + 4
 
 
 def test_huge_integers_are_described_not_written_out():

@@ -55,7 +55,7 @@ def _check_constant_size(op: str, x, y=None) -> None:
     MAX_CONSTANT_BITS bits, checked before computing powers and left shifts."""
     if y is None:
         bits = x.bit_length() if _is_int(x) else 0
-    elif not (_is_int(x) and _is_int(y)):
+    elif not (isinstance(x, int) and isinstance(y, int)):  # bools too: True << 2**64
         return
     elif op == "**" and abs(x) > 1 and y > 0:
         bits = (abs(x).bit_length() - 1) * y
@@ -435,7 +435,7 @@ class CodeGenerator(ast.NodeVisitor):
         return lambda args: checks.as_list(self.call_jit(self.node_stack[-1], jit_fn, args, {}))
 
 
-def constant_error(err: ArithmeticError) -> str:
+def constant_error(err: Exception) -> str:
     """What went wrong computing a compile-time value (both modes say it the same way)."""
     return ("division by zero at compile time" if isinstance(err, ZeroDivisionError) else
             "overflow at compile time")

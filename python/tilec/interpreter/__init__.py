@@ -84,10 +84,12 @@ def launch(fn, grid: tuple[int, int, int], bound: dict, specialization: tuple,
                 raise frontend_checks.kernel_return_error(fn)
     except SemanticError as err:
         raise _at_kernel_line(err, state.pid) from err
-    except (ZeroDivisionError, OverflowError) as err:  # Python arithmetic on constants
+    except (ZeroDivisionError, OverflowError, MemoryError) as err:  # Python arithmetic on
+        # constants (True << 2**64 runs out of memory at the kernel's line)
         if not _in_kernel(err):
             raise
-        raise _at_kernel_line(err, state.pid, f"{constant_error(err)} ({err})") from None
+        raise _at_kernel_line(err, state.pid,
+                              f"{constant_error(err)} ({str(err) or type(err).__name__})") from None
     except _PYTHON_ERRORS as err:  # Python's own error at a line of the kernel: the user's
         if isinstance(err, KernelRuntimeError) or not _through_kernel(err):
             raise
