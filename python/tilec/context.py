@@ -140,6 +140,24 @@ def position_error(text: str, source_name: str) -> DiagnosticError | None:
     return None
 
 
+# A negative n or k in an MMA shape (#nvvm.shape<m = 16, n = -8, k = 16>) aborts MLIR 22's
+# nvvm.mma.sync verifier (it sizes a SmallVector by a negative fragment count) instead of
+# being one of its "unimplemented variant for MMA shape" errors.
+_MMA_SHAPE = re.compile(r"#nvvm\.shape\s*<([^>]*)>")
+_SHAPE_FIELD = re.compile(r"\b([mnk])\s*=\s*(-?\d+)")
+
+
+def mma_shape_error(text: str, source_name: str) -> DiagnosticError | None:
+    """The error for an MMA shape with a negative dimension (see above), or None."""
+    for match in _MMA_SHAPE.finditer(text):
+        fields = dict(_SHAPE_FIELD.findall(match.group(1)))
+        if any(int(v) < 0 for v in fields.values()):
+            shape = ", ".join(fields.get(d, "?") for d in "mnk")
+            return _error_at(text, match.start(), source_name,
+                             f"MMA shape <{shape}> has a negative dimension")
+    return None
+
+
 def parse_module(text: str, context: ir.Context, source_name: str = "<stdin>") -> ir.OpView:
     """Parse and verify `text`; top-level ops other than one `builtin.module` are wrapped in one.
 
@@ -147,7 +165,8 @@ def parse_module(text: str, context: ir.Context, source_name: str = "<stdin>") -
     user's file. Raises `DiagnosticError` on a syntax or verification error.
     """
     too_deep = (nesting_error(text, source_name) or string_error(text, source_name) or
-                index_array_error(text, source_name) or position_error(text, source_name))
+                index_array_error(text, source_name) or position_error(text, source_name) or
+                mma_shape_error(text, source_name))
     if too_deep is None and not context.allow_unregistered_dialects:
         too_deep = op_name_error(text, source_name)
     if too_deep is not None:

@@ -2187,6 +2187,16 @@ func.func @struct_position(%s: !llvm.struct<(f32, f32)>) {
 
 // -----
 
+// MLIR's nvvm.mma.sync verifier aborts on an MMA shape with a negative n or k (it sizes a
+// vector by it): refused first, as any negative dimension.
+func.func @mma_shape_negative(%h: vector<2xf16>, %acc: f32) {
+  // expected-error@+1 {{MMA shape <16, 8, -16> has a negative dimension}}
+  %d = nvvm.mma.sync A[%h, %h, %h, %h] B[%h, %h] C[%acc, %acc, %acc, %acc] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = -16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+  return
+}
+
+// -----
+
 // The module's target is one passes can read (it was an internal error in a pass).
 // expected-error@+1 {{'builtin.module' op tilegpu.target must be cuda:<compute capability>, 70 or later (cuda:80, cuda:90), got "cuda:-0.0"}}
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:-0.0"} {
