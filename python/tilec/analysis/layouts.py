@@ -216,21 +216,11 @@ def _batched(layout, shape: tuple[int, ...], to_2d) -> LinearLayout:
     flat = MmaLayout(mma.version, mma.warps_per_cta[1:], mma.instr_shape[1:])
     inner = to_2d(DotOperandLayout(layout.op_idx, flat, layout.k_width)
                   if isinstance(layout, DotOperandLayout) else flat, shape[1:])
-    lift = lambda bases: tuple((0, *b) for b in bases)  # noqa: E731
-    batch = shape[0]
-    warps = [(1 << i, 0, 0) if (1 << i) < batch else (0, 0, 0)
-             for i in range(_log2(mma.warps_per_cta[0]))]
-    registers = [(step, 0, 0) for step in _powers(mma.warps_per_cta[0], batch)]
-    return LinearLayout(lift(inner.register) + tuple(registers), lift(inner.lane),
-                        lift(inner.warp) + tuple(warps), tuple(shape))
-
-
-def _powers(start: int, end: int) -> list[int]:
-    out, step = [], start
-    while step < end:
-        out.append(step)
-        step *= 2
-    return out
+    def lift(bases):
+        return [(0, *b) for b in bases]
+    wb = mma.warps_per_cta[0]
+    return _fit(shape, lift(inner.register), lift(inner.lane),
+                lift(inner.warp) + [(1 << i, 0, 0) for i in range(_log2(wb))], [(0, wb)])
 
 
 def _wgmma_to_linear(layout: MmaLayout, shape: tuple[int, ...]) -> LinearLayout:
