@@ -66,14 +66,16 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 
 def matmul_desc_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,
-                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+                       BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                       WARP_SPECIALIZE: tl.constexpr = False):
     # bench/matmul_kernel.py's matmul through host tensor descriptors of A [M, K], B [K, N]
     # and C [M, N] (blocks [BLOCK_M, BLOCK_K], [BLOCK_K, BLOCK_N], [BLOCK_M, BLOCK_N]): on
     # Hopper the loads are TMA copies; out-of-bounds rows, columns and K are zeros, and the
-    # store drops what lies outside C.
+    # store drops what lies outside C. WARP_SPECIALIZE asks for a producer warpgroup issuing
+    # the loads (a hint to both compilers).
     pid_m, pid_n = grouped_tile(M, N, BLOCK_M, BLOCK_N, GROUP_M)
     accumulator = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
+    for k in tl.range(0, tl.cdiv(K, BLOCK_K), warp_specialize=WARP_SPECIALIZE):
         a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
         b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])
         accumulator = tl.dot(a, b, accumulator)

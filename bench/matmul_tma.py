@@ -13,7 +13,9 @@ each as a by-value TMA map and its loop's loads are TMA copies tilegpu-pipeline 
 mbarrier rings that wgmma reads in place. tilec's pointer kernel (matmul_kernel of the same
 file, bench/matmul.py's) runs the same configs for comparison, and cuBLAS runs as
 torch.matmul(a, b, out=c). Default shapes: 4096^3 and 8192^3 (issue 18's); configs: 128x128x64 with 8 warps and 3 stages,
-128x256x64 with 8 warps and 3 and 4 stages, 128x128x64 with 4 warps and 4 stages.
+128x256x64 with 8 warps and 3 and 4 stages, 128x128x64 with 4 warps and 4 stages, and
+128x256x64 with 8 warps and 3 and 4 stages with `:ws` (the loop `warp_specialize=True`: a
+producer warpgroup issues the TMA copies; the pointer kernel skips those configs).
 
 Every result is checked once against torch.matmul in fp32 (|c - ref| <= 1e-2 (|ref| +
 sqrt(K)), as bench/matmul.py); then timed with CUDA events, the median of --repeats after
@@ -38,15 +40,19 @@ GROUP_M = 8
 RTOL = 1e-2
 TARGET_OVER_CUBLAS = 1.05
 DEFAULT_SHAPES = "4096x4096x4096,8192x8192x8192"
-DEFAULT_CONFIGS = "128x128x64:w8:s3,128x256x64:w8:s3,128x256x64:w8:s4,128x128x64:w4:s4"
+DEFAULT_CONFIGS = ("128x128x64:w8:s3,128x256x64:w8:s3,128x256x64:w8:s4,128x128x64:w4:s4,"
+                   "128x256x64:w8:s3:ws,128x256x64:w8:s4:ws")
 
 
-def parse_configs(text: str) -> list[tuple[int, int, int, int, int]]:
+def parse_configs(text: str) -> list[tuple[int, int, int, int, int, bool]]:
+    """`BMxBNxBK:wW:sS`, or with `:ws` after it for a warp-specialised loop."""
     configs = []
     for item in text.split(","):
-        blocks, warps, stages = item.split(":")
+        blocks, warps, stages, *ws = item.split(":")
+        if ws not in ([], ["ws"]):
+            raise SystemExit(f"--configs: {item!r} is not BMxBNxBK:wW:sS[:ws]")
         bm, bn, bk = (int(v) for v in blocks.split("x"))
-        configs.append((bm, bn, bk, int(warps.lstrip("w")), int(stages.lstrip("s"))))
+        configs.append((bm, bn, bk, int(warps.lstrip("w")), int(stages.lstrip("s")), bool(ws)))
     return configs
 
 
@@ -111,26 +117,28 @@ def main() -> int:
         ref = a.float() @ b.float()
         row = {"shape": f"{M}x{N}x{K}", "tflops": 2 * M * N * K, "configs": {}}
         row["cublas"] = run("cuBLAS", lambda: torch.matmul(a, b, out=c), c, ref, K)
-        for bm, bn, bk, warps, stages in configs:
-            label = f"{bm}x{bn}x{bk}:w{warps}:s{stages}"
+        for bm, bn, bk, warps, stages, ws in configs:
+            label = f"{bm}x{bn}x{bk}:w{warps}:s{stages}" + (":ws" if ws else "")
             grid = (-(-M // bm) * -(-N // bn),)
             meta = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=GROUP_M, num_warps=warps,
                         num_stages=stages)
+            desc_meta = dict(meta, WARP_SPECIALIZE=ws)
             found = {}
             descs = [TensorDescriptor.from_tensor(t, blk) for t, blk in
                      ((a, [bm, bk]), (b, [bk, bn]), (c, [bm, bn]))]
             found["tilec"] = run(f"tilec {label}", lambda: kernels["tilec"][grid](
-                *descs, M, N, K, **meta), c, ref, K)
-            found["tilec (pointers)"] = run(
-                f"tilec (pointers) {label}", lambda: kernels["tilec (pointers)"][grid](
-                    a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                    c.stride(0), c.stride(1), **meta), c, ref, K)
+                *descs, M, N, K, **desc_meta), c, ref, K)
+            if not ws:  # the pointer kernel has no specialised loop
+                found["tilec (pointers)"] = run(
+                    f"tilec (pointers) {label}", lambda: kernels["tilec (pointers)"][grid](
+                        a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                        c.stride(0), c.stride(1), **meta), c, ref, K)
             if "triton" in kernels:
                 tdescs = [triton_descriptor.from_tensor(t, blk) for t, blk in
                           ((a, [bm, bk]), (b, [bk, bn]), (c, [bm, bn]))]
                 try:
                     found["triton"] = run(f"Triton {label}", lambda: kernels["triton"][grid](
-                        *tdescs, M, N, K, **meta), c, ref, K)
+                        *tdescs, M, N, K, **desc_meta), c, ref, K)
                 except Exception as err:  # a config Triton refuses: recorded, the sweep goes on
                     found["triton"] = {"error": f"{type(err).__name__}: {err}"[:300]}
             row["configs"][label] = found

@@ -226,6 +226,30 @@ irdl.dialect @tilegpu {
     irdl.operands(bar: %bar, phase: %phase)
   }
 
+  // Every thread arrives once on the barrier `bar` (a buffer of one): with a count of all the
+  // threads that arrive, its phase completes when the last has (mbarrier.arrive).
+  irdl.operation @arrive_barrier {
+    %bar = irdl.base @tilegpu::@memdesc
+    irdl.operands(bar: %bar)
+  }
+
+  // Warp specialisation: `producer_warps` more warps than the module's num_warps run the
+  // `producer` region (the first of them: the others only give up registers), lowering their
+  // registers to `producer_registers` (setmaxnreg.dec); the num_warps warps run `consumer`,
+  // raising theirs to `consumer_registers` (setmaxnreg.inc). Both regions end the kernel: the
+  // op is the last before the function's return, and each region ends with `gpu.yield`.
+  // Barriers inside a region synchronise that region's threads only.
+  irdl.operation @warp_specialize {
+    %warps = irdl.base "#builtin.integer"
+    %producer_registers = irdl.base "#builtin.integer"
+    %consumer_registers = irdl.base "#builtin.integer"
+    %producer = irdl.region
+    %consumer = irdl.region
+    irdl.attributes { "producer_warps" = %warps, "producer_registers" = %producer_registers,
+                      "consumer_registers" = %consumer_registers }
+    irdl.regions(producer: %producer, consumer: %consumer)
+  }
+
   // A TMA copy of the box at `coords` (one i32 per dimension of `dst`, outermost first) of the
   // tensor `map` describes into `dst` (in the nvmma_shared layout of the map's swizzle; a
   // fastest dimension wider than the swizzle span is copied one column block at a time): one

@@ -437,6 +437,25 @@ def wait_barrier(bar: ir.Value, phase: ir.Value) -> ir.Operation:
     return _create("wait_barrier", [], [bar, phase])
 
 
+def arrive_barrier(bar: ir.Value) -> ir.Operation:
+    return _create("arrive_barrier", [], [bar])
+
+
+def warp_specialize(producer_warps: int, producer_registers: int,
+                    consumer_registers: int) -> ir.Operation:
+    """The op with its two regions' blocks made and empty (producer first): the caller fills
+    each and ends it with `gpu.yield`."""
+    i32 = ir.IntegerType.get_signless(32)
+    attrs = {name: ir.IntegerAttr.get(i32, value) for name, value in (
+        ("producer_warps", producer_warps), ("producer_registers", producer_registers),
+        ("consumer_registers", consumer_registers))}
+    op = ir.Operation.create("tilegpu.warp_specialize", results=[], operands=[],
+                             attributes=attrs, regions=2)
+    for region in op.regions:
+        region.blocks.append()
+    return op
+
+
 def async_tma_copy_global_to_local(tensormap: ir.Value, bar: ir.Value, dst: ir.Value,
                                    coords: list[ir.Value]) -> ir.Operation:
     return _create("async_tma_copy_global_to_local", [], [tensormap, bar, dst, *coords])

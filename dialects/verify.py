@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.diagnostics import Diagnostic, DiagnosticError, file_line_col
+from tilec.analysis.registers import check_division
 from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR, memdesc_bytes
 from tilec.passbase import NUM_WARPS, TARGET, THREADS_PER_WARP
 from tilec.dialects import tile
@@ -549,6 +550,31 @@ def _wait_barrier(op) -> str | None:
     return _barriers(op.operands[0], one=True)
 
 
+def _arrive_barrier(op) -> str | None:
+    return _barriers(op.operands[0], one=True)
+
+
+def _warp_specialize(op) -> str | None:
+    """Whole warpgroups whose registers fit the file; the op ends its kernel."""
+    parent = op.parent
+    while parent is not None and parent.name != "builtin.module":
+        parent = parent.parent
+    num_warps = 4  # what convert-tilegpu-to-llvm assumes without the attribute
+    if parent is not None and "tilegpu.num_warps" in parent.attributes:
+        num_warps = int_value(parent.attributes["tilegpu.num_warps"], "tilegpu.num_warps")
+    problem = check_division(num_warps, _int_attr(op, "producer_warps"),
+                             _int_attr(op, "producer_registers"),
+                             _int_attr(op, "consumer_registers"))
+    if problem:
+        return problem
+    ops = [o.operation for o in op.block.operations]
+    following = ops[ops.index(op) + 1:]
+    if op.parent is None or op.parent.name != "func.func" or \
+            [o.name for o in following] != ["func.return"]:
+        return "must be the last op of its kernel before the return (both regions end it)"
+    return None
+
+
 def _tma_copy(op) -> str | None:
     problem = _barriers(op.operands[1], one=True)
     if problem:
@@ -601,6 +627,7 @@ RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tilegpu.warpgroup_dot": _warpgroup_dot, "tilegpu.warpgroup_dot_wait": _warpgroup_dot_wait,
     "tile.tma_load": _tma_load, "tilegpu.init_barrier": _init_barrier,
     "tilegpu.inval_barrier": _inval_barrier, "tilegpu.wait_barrier": _wait_barrier,
+    "tilegpu.arrive_barrier": _arrive_barrier, "tilegpu.warp_specialize": _warp_specialize,
     "tilegpu.async_tma_copy_global_to_local": _tma_copy, "tile.tma_store": _tma_store,
     "tilegpu.async_tma_copy_local_to_global": _tma_store_copy,
     "tilegpu.tma_store_wait": _tma_store_wait,

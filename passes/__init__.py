@@ -15,6 +15,7 @@ from tilec.passes import (  # noqa: F401
     tensormap_params,
     tile_to_tilegpu,
     tilegpu_to_llvm,
+    warp_specialize,
 )
 
 

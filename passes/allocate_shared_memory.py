@@ -3,7 +3,8 @@
 After it runs, every op that uses shared memory carries `tilegpu.offset` and `tilegpu.bytes`
 (i32): each `tilegpu.local_alloc` (live from the alloc to its last use, through views:
 `memdesc_subview`, `memdesc_trans`; a use inside a loop or branch keeps it live to the end of
-that op) and each op that needs scratch while it runs (`python/tilec/analysis/op_facts.py` says
+that op; the producer region of a `tilegpu.warp_specialize` runs beside the consumer region, so
+what it uses stays live to the split's end) and each op that needs scratch while it runs (`python/tilec/analysis/op_facts.py` says
 which and `analysis/shared_memory.py` how much: cross-warp reductions, scans, sorts,
 histograms, layout conversions across threads, atomics whose old value goes to replicas). Buffers whose lifetimes
 overlap get disjoint ranges, 16-byte aligned (buffers in an NVMMA layout, which wgmma reads, on
@@ -77,22 +78,81 @@ def _ancestor_in(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
     return op
 
 
+_SPLIT = "tilegpu.warp_specialize"
+
+
+def _split_side(op: ir.Operation) -> tuple[ir.Operation, int, ir.Operation] | None:
+    """(the warp_specialize op enclosing `op`, which region, the op of that region's block
+    enclosing `op`), or None outside any."""
+    inner = op
+    while inner is not None:
+        parent = inner.parent
+        if parent is None or parent.name == "builtin.module":
+            return None
+        parent = parent.operation
+        if parent.name == _SPLIT:
+            region = 0 if inner.block == parent.regions[0].blocks[0] else 1
+            return parent, region, inner
+        inner = parent
+    return None
+
+
+def _live_until(op: ir.Operation, block: ir.Block, numbering: _Numbering,
+                freed_by_consumers: bool) -> int | None:
+    """The last op index a use by `op` keeps a buffer of `block` live to: the end of the op
+    of `block` enclosing it (a loop or branch: all of it). The two regions of a warp
+    specialisation run at the same time, each to the kernel's end: in the consumer region, a
+    use counts where it is (its ops run in order); in the producer region, to the end of the
+    split, unless the consumers deallocate the buffer (`freed_by_consumers`): whoever placed
+    that dealloc has made the producer done with it by then (tilegpu-warp-specialize frees its
+    rings after the consumers waited for every copy), so the dealloc ends it."""
+    outer = _ancestor_in(op, block)
+    if outer is None:
+        return None
+    if outer.name == _SPLIT:
+        split, region, inner = _split_side(op)
+        while split != outer:  # the split directly in `block`
+            split, region, inner = _split_side(split)
+        if region == 1:
+            return numbering.end[_ancestor_in(op, inner.block)]
+        if freed_by_consumers:
+            return None
+    return numbering.end[outer]
+
+
 def _last_use(alloc: ir.Operation, numbering: _Numbering) -> int:
     """The last op index at which the buffer of `alloc` may be used (uses through subviews
     included; a use nested in a loop or branch counts as the end of that op)."""
     block = alloc.block
-    last = numbering.start[alloc]
+    last = _concurrent_end(alloc, numbering)
+    users = [u.owner.operation if hasattr(u.owner, "operation") else u.owner
+             for u in alloc.results[0].uses]
+    freed_by_consumers = any(u.name == "tilegpu.local_dealloc" and
+                             (_split_side(u) or (None, 0))[1] == 1 for u in users)
     pending = [alloc.results[0]]
     while pending:
         value = pending.pop()
         for use in value.uses:
             user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
-            outer = _ancestor_in(user, block)
-            if outer is not None:
-                last = max(last, numbering.end[outer])
+            end = _live_until(user, block, numbering, freed_by_consumers)
+            if end is not None:
+                last = max(last, end)
             if user.name in VIEWS:
                 pending.append(user.results[0])
     return last
+
+
+def _concurrent_end(op: ir.Operation, numbering: _Numbering) -> int:
+    """Where an op's own use of shared memory ends: at the op, unless it is in the producer
+    region of a warp specialisation, which runs beside everything after the split's start."""
+    end = numbering.start[op]
+    side = _split_side(op)
+    while side is not None:
+        split, region, _ = side
+        if region == 0:
+            end = max(end, numbering.end[split])
+        side = _split_side(split)
+    return end
 
 
 def _buffers(func_op: ir.Operation) -> list[Buffer]:
@@ -107,7 +167,7 @@ def _buffers(func_op: ir.Operation) -> list[Buffer]:
         with op.context:
             size = scratch_bytes(op)
         if size:
-            buffers.append(Buffer(op, size, index, index))
+            buffers.append(Buffer(op, size, index, _concurrent_end(op, numbering)))
     return buffers
 
 

@@ -19,7 +19,9 @@ after reads, and accesses to disjoint bytes, need none. Runs after
   that waits on its mbarrier by the wait itself (`wait_barrier`), so they need none; a copy
   marked `tilegpu.free_slot` writes a slot whose readers the pipeliner has already ordered
   before it;
-- an existing `tilegpu.barrier` or `gpu.barrier` completes everything pending but copies.
+- an existing `tilegpu.barrier` or `gpu.barrier` completes everything pending but copies;
+- a `tilegpu.warp_specialize` starts with everything before it completed (a barrier of all
+  threads in front of it where needed), then each of its regions is a path of its own.
 
 Example (two reductions across warps, both at offset 0):
     %s = "tile.reduce"(%x) ... {tilegpu.offset = 0 : i32, tilegpu.bytes = 16 : i32}
@@ -147,7 +149,23 @@ class _Barriers:
             return branches[0].union(branches[1])
         if op.name in _LOOPS:
             return self.loop(op, state, insert)
+        if op.name == "tilegpu.warp_specialize":
+            return self.split(op, state, insert)
         return self.access(op, state, insert)
+
+    def split(self, op: ir.Operation, state: Pending, insert: bool) -> Pending:
+        """The two sides of a warp specialisation run at once, each to the kernel's end, and
+        a barrier inside one waits for its own threads only: what is pending before the split
+        is completed by a barrier of every thread in front of it, and each region is its own
+        path from there (nothing is pending after it: the kernel ends)."""
+        if state.reads or state.writes:
+            if insert:
+                _barrier_before(op)
+            self.count += 1
+            state = state.in_flight()
+        for region in op.regions:
+            self.block(region.blocks[0], state, insert)
+        return Pending()
 
     def access(self, op: ir.Operation, state: Pending, insert: bool) -> Pending:
         """`op`'s own accesses after `state`, with a barrier before it where they conflict."""

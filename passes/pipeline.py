@@ -586,6 +586,14 @@ class _TmaStage:
         self.coords = list(copy.operands[3:])
         self.desc = MemDesc.from_type(alloc.results[0].type)
 
+    def erase(self) -> None:
+        """The per-trip copy, its barrier and buffer (their uses already replaced)."""
+        self.copy.erase()
+        for barrier_op in self.barrier_ops:
+            barrier_op.erase()
+        self.bar.erase()
+        self.alloc.erase()
+
 
 _BARRIER_USES = ("tilegpu.init_barrier", "tilegpu.async_tma_copy_global_to_local",
                  "tilegpu.wait_barrier", "tilegpu.inval_barrier")
@@ -698,19 +706,12 @@ class _TmaPipeliner(_Pipeliner):
                     self.wgmma.wait()
                     self._issue(stages, load_slice, mapping, in_range, write_slot, rings, bars)
         for stage in stages:
-            stage.copy.erase()
-            for barrier_op in stage.barrier_ops:
-                barrier_op.erase()
-            stage.bar.erase()
-            stage.alloc.erase()
+            stage.erase()
         old_yield = loop.yield_op
         with ir.InsertionPoint(old_yield), op.location:
             next_ahead = self._advance(advance_slice, carried, mapping)
-            next_read = arith.remui(arith.addi(read_slot, _i32(1)), _i32(S))
-            wrapped = arith.extui(ir.IntegerType.get_signless(32),
-                                  arith.cmpi(arith.CmpIPredicate.eq, next_read, _i32(0)))
-            bump = [next_read, arith.remui(arith.addi(write_slot, _i32(1)), _i32(S)),
-                    arith.xori(phase, wrapped)]
+            next_read, next_phase = next_slot(read_slot, phase, S)
+            bump = [next_read, arith.remui(arith.addi(write_slot, _i32(1)), _i32(S)), next_phase]
             scf.YieldOp(list(old_yield.operands) + next_ahead + bump)
         old_yield.erase()
         with ir.InsertionPoint.after(new_loop.operation), op.location:
@@ -724,6 +725,26 @@ class _TmaPipeliner(_Pipeliner):
         for old, new in zip(op.results, results):
             old.replace_all_uses_with(new)
         op.erase()
+
+
+def next_slot(slot: ir.Value, phase: ir.Value, stages: int) -> list[ir.Value]:
+    """The next trip's slot of a ring of `stages`, and its phase bit (flipped when the slot
+    wraps to 0: a slot's mbarrier completes once per lap of the ring)."""
+    following = arith.remui(arith.addi(slot, _i32(1)), _i32(stages))
+    wrapped = arith.extui(ir.IntegerType.get_signless(32),
+                          arith.cmpi(arith.CmpIPredicate.eq, following, _i32(0)))
+    return [following, arith.xori(phase, wrapped)]
+
+
+def loop_stages(loop: ir.Operation, default: int) -> int:
+    """The stages a loop asks for (`tl.range(..., num_stages=)`), else `default`."""
+    if _STAGES_ATTR in loop.attributes:
+        return ir.IntegerAttr(loop.attributes[_STAGES_ATTR]).value
+    return default
+
+
+NUM_STAGES = Option("num-stages", int, 3, "tiles in flight per pipelined load",
+                    lambda v: 0 <= v <= 32, "from 0 to 32")
 
 
 def _barrier_slot(ring: ir.Value, slot: ir.Value) -> ir.Value:
@@ -740,14 +761,10 @@ def _subview(buffer: ir.Value, slot: ir.Value, desc: MemDesc, mutable: bool = Tr
 class Pipeline(Pass):
     name = "tilegpu-pipeline"
     summary = "Software pipelining: multi-buffered shared memory, async copies"
-    options = (Option("num-stages", int, 3, "tiles in flight per pipelined load",
-                      lambda v: 0 <= v <= 32, "from 0 to 32"),)
+    options = (NUM_STAGES,)
 
     def run(self, module: ir.Operation) -> None:
         require_layouts(self, module)
         for loop in ops_in(module, "scf.for"):
-            stages = self.num_stages
-            if _STAGES_ATTR in loop.attributes:
-                stages = ir.IntegerAttr(loop.attributes[_STAGES_ATTR]).value
-            _Pipeliner(loop, stages).run()
+            _Pipeliner(loop, loop_stages(loop, self.num_stages)).run()
         erase_dead_ops(module)

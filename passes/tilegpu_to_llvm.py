@@ -51,16 +51,30 @@ def _allow_contraction(root: ir.Operation) -> None:
     root.walk(visit)
 
 
+def producer_warps(func_op: ir.Operation) -> int:
+    """The warps a kernel adds to num_warps for its warp specialisation (0: none)."""
+    found = []
+
+    def visit(op):
+        if op.name == "tilegpu.warp_specialize":
+            found.append(ir.IntegerAttr(op.attributes["producer_warps"]).value)
+        return ir.WalkResult.ADVANCE
+    func_op.walk(visit)
+    return max(found, default=0)
+
+
 def _kernel_module_text(name: str, arg_types: list[ir.Type], threads: int,
-                        where: ir.Location) -> str:
+                        where: ir.Location, one_per_sm: bool = False) -> str:
     """The kernel's frame, at the kernel's own location (diagnostics about the gpu.func, the
     module or its return point to the user's `def`, not to this text)."""
     args = ", ".join(f"%arg{i}: {t} {where}" for i, t in enumerate(arg_types))
+    # setmaxnreg needs ptxas to know the block size and that one program runs per SM
+    minimum = ", nvvm.minctasm = 1 : i32" if one_per_sm else ""
     return (f"gpu.module @kernels {{\n"
             f"  llvm.mlir.global external @global_smem() {{addr_space = 3 : i32, "
             f"alignment = 1024 : i64}} : !llvm.array<0 x i8> {where}\n"
             f"  gpu.func @{name}({args}) kernel attributes "
-            f"{{known_block_size = array<i32: {threads}, 1, 1>}} {{\n"
+            f"{{known_block_size = array<i32: {threads}, 1, 1>{minimum}}} {{\n"
             f"    gpu.return {where}\n  }} {where}\n}} {where}")
 
 
@@ -106,10 +120,11 @@ class ConvertTileGPUToLLVM(Pass):
                 raise self.fail(func_op, f"cannot lower @{name}: argument #{i} is {arg.type}; a "
                                 "kernel takes scalars and pointers (pass a block through a pointer)")
         arg_types = [value_type(a.type) for a in entry.arguments]
+        extra = producer_warps(func_op)
         with func_op.location:
             parsed = ir.Operation.parse(
-                _kernel_module_text(name, arg_types, num_warps * threads_per_warp,
-                                    func_op.location))
+                _kernel_module_text(name, arg_types, (num_warps + extra) * threads_per_warp,
+                                    func_op.location, one_per_sm=extra > 0))
         gpu_func = [op.operation for op in parsed.regions[0].blocks[0].operations
                     if op.operation.name == "gpu.func"][0]
         maps = [i for i, a in enumerate(entry.arguments) if str(a.type) == "!llvm.ptr"]

@@ -29,7 +29,7 @@ from tilec.version import __version__
 
 FORMAT = 1
 METADATA_SUFFIX = ".metadata.json"
-_METADATA_FIELDS = ("shared", "registers", "spill_stores", "spill_loads")
+_METADATA_FIELDS = ("shared", "registers", "spill_stores", "spill_loads", "producer_warps")
 
 
 def stage_file(name: str, stage: str) -> str:

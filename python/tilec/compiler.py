@@ -41,6 +41,7 @@ from tilec.language.core import SemanticError, tensor
 from tilec import remote_cache, tma
 from tilec.analysis.wgmma import nvmma_layout
 from tilec.language.dtypes import dtype, parse_type, tensormap_type
+from tilec.passes.tilegpu_to_llvm import producer_warps
 from tilec.passmanager import PipelineOptions, parse_pipeline, run_pipeline
 from tilec.runtime import leaves, nest
 from tilec.reproducer import pipeline_reproducer, ptxas_reproducer
@@ -188,6 +189,7 @@ STAGES = (
     Stage("tilegpu", lambda options: (
         f"convert-tile-to-tilegpu{{num-warps={options.num_warps} target={options.target}}},"
         "tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,"
+        f"tilegpu-warp-specialize{{num-stages={options.num_stages}}},"
         f"tilegpu-pipeline{{num-stages={options.num_stages}}},canonicalize,cse,"
         "tilegpu-allocate-shared-memory,tilegpu-membar")),
     Stage("llvm", lambda options: (
@@ -370,6 +372,9 @@ def _compile(fn: JITFunction, key: tuple, options: CompileOptions, stop_after: s
         if stage.name == "tilegpu":
             metadata["shared"] = ir.IntegerAttr(module.attributes["tilegpu.shared_bytes"]).value
             _check_shared(fn, module, metadata["shared"], options)
+            extra = producer_warps(module.operation)
+            if extra:  # launched with num_warps + extra warps (tilegpu-warp-specialize)
+                metadata["producer_warps"] = extra
         if stage.name == stop_after:
             kernel = CompiledKernel(fn.__name__, asm, params, constants, options, metadata)
             _dump(kernel)

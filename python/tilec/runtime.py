@@ -595,7 +595,8 @@ class Launcher:
     def __init__(self, kernel, kept: list[int]):
         self.kernel = kernel
         self.name = kernel.name
-        self.block = kernel.options.num_warps * 32
+        # warp-specialised kernels add producer warps to num_warps
+        self.block = (kernel.options.num_warps + kernel.metadata.get("producer_warps", 0)) * 32
         self.shared = kernel.metadata.get("shared", 0)
         self.type_names = [p.type.codegen_name() for p in kernel.params]
         self.kept = kept

@@ -2241,3 +2241,68 @@ func.func @negative_offset() {
 func.func @address_space_of_i1(%p: !tile.ptr<f32, 1 : i1>) {
   return
 }
+
+// -----
+
+// A warp specialisation whose warpgroups would ask for more registers than an SM has: 8
+// consumer warps at 240 and 4 producer warps at 40 need 66,560 of 65,536 (setmaxnreg.inc
+// would wait forever).
+module attributes {tilegpu.num_warps = 8 : i32} {
+func.func @over_asking() {
+  // expected-error@+1 {{need 66560 registers; an SM has 65536}}
+  "tilegpu.warp_specialize"() ({
+    gpu.yield
+  }, {
+    gpu.yield
+  }) {producer_warps = 4 : i32, producer_registers = 40 : i32, consumer_registers = 240 : i32} : () -> ()
+  return
+}
+}
+
+// -----
+
+// Register counts setmaxnreg cannot take, and producers that are not whole warpgroups.
+func.func @odd_registers() {
+  // expected-error@+1 {{producer_registers must be a multiple of 8 from 24 to 256, got 36}}
+  "tilegpu.warp_specialize"() ({
+    gpu.yield
+  }, {
+    gpu.yield
+  }) {producer_warps = 4 : i32, producer_registers = 36 : i32, consumer_registers = 232 : i32} : () -> ()
+  return
+}
+
+// -----
+
+func.func @two_producer_warps() {
+  // expected-error@+1 {{producer_warps must be whole warpgroups of 4, got 2}}
+  "tilegpu.warp_specialize"() ({
+    gpu.yield
+  }, {
+    gpu.yield
+  }) {producer_warps = 2 : i32, producer_registers = 40 : i32, consumer_registers = 232 : i32} : () -> ()
+  return
+}
+
+// -----
+
+// Both regions end the kernel: the split is the last op before the return.
+func.func @not_last(%x: i32) -> i32 {
+  // expected-error@+1 {{must be the last op of its kernel before the return}}
+  "tilegpu.warp_specialize"() ({
+    gpu.yield
+  }, {
+    gpu.yield
+  }) {producer_warps = 4 : i32, producer_registers = 40 : i32, consumer_registers = 232 : i32} : () -> ()
+  %y = arith.addi %x, %x : i32
+  return %y : i32
+}
+
+// -----
+
+// An arrival is on one barrier.
+func.func @arrive_two(%bar: !tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) {
+  // expected-error@+1 {{waits on one barrier, got a buffer of 2}}
+  "tilegpu.arrive_barrier"(%bar) : (!tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+  return
+}

@@ -115,6 +115,38 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 
 // -----
 
+// The two regions of a warp specialisation run at the same time. %ring is written by the
+// producer and read and freed by the consumers: it lives to that dealloc (whoever freed it there
+// made the producer done with it), so %late, allocated by the consumers after it, reuses its
+// bytes. %kept, used by the producer and never freed by the consumers, lives to the end of the
+// split: %late may not share its bytes.
+// CHECK-LABEL: func.func @split
+// CHECK: "tilegpu.local_alloc"() {tilegpu.bytes = 4096 : i32, tilegpu.offset = 0 : i32}
+// CHECK-NEXT: "tilegpu.local_alloc"() {tilegpu.bytes = 4096 : i32, tilegpu.offset = 4096 : i32}
+// CHECK: "tilegpu.local_alloc"({{%.*}}) {tilegpu.bytes = 4096 : i32, tilegpu.offset = 0 : i32}
+#b = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @split(%x: tensor<64x32xf16, #b>) {
+    %ring = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 32], f16, #shared, true>
+    %kept = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 32], f16, #shared, true>
+    "tilegpu.warp_specialize"() ({
+      "tilegpu.local_store"(%x, %ring) : (tensor<64x32xf16, #b>, !tilegpu.memdesc<[64, 32], f16, #shared, true>) -> ()
+      "tilegpu.local_store"(%x, %kept) : (tensor<64x32xf16, #b>, !tilegpu.memdesc<[64, 32], f16, #shared, true>) -> ()
+      gpu.yield
+    }, {
+      %y = "tilegpu.local_load"(%ring) : (!tilegpu.memdesc<[64, 32], f16, #shared, true>) -> tensor<64x32xf16, #b>
+      "tilegpu.local_dealloc"(%ring) : (!tilegpu.memdesc<[64, 32], f16, #shared, true>) -> ()
+      %late = "tilegpu.local_alloc"(%y) : (tensor<64x32xf16, #b>) -> !tilegpu.memdesc<[64, 32], f16, #shared, false>
+      %z = "tilegpu.local_load"(%late) : (!tilegpu.memdesc<[64, 32], f16, #shared, false>) -> tensor<64x32xf16, #b>
+      gpu.yield
+    }) {producer_warps = 4 : i32, producer_registers = 40 : i32, consumer_registers = 256 : i32} : () -> ()
+    return
+  }
+}
+
+// -----
+
 // Buffers live at once whose offsets would pass 2^31 - 1 bytes (offsets and sizes are i32
 // attributes) are a diagnostic, not a wrapped negative offset: two of 1.5 GiB.
 module attributes {tilegpu.num_warps = 4 : i32} {

@@ -521,3 +521,41 @@ func.func @tma_store_reused_bytes(%map: !llvm.ptr, %x: tensor<64x64xf16, #b>, %y
   "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
   return
 }
+
+// -----
+
+#b = #tilegpu.blocked<[1, 4], [8, 4], [4, 1], [1, 0]>
+#shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>
+!buf = !tilegpu.memdesc<[64, 32], f16, #shared, true>
+
+// A warp specialisation: a store pending before it gets a barrier of every thread in front of
+// the split (a barrier inside a region waits for that region's threads only). Then each region
+// is its own path from a clean state: the consumers' load of what they stored waits (one of
+// their barriers), the producer's load of a buffer only it touches after the split does not.
+// CHECK-LABEL: func.func @split
+// CHECK: "tilegpu.local_store"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.warp_specialize"
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: gpu.yield
+// CHECK-NEXT: }, {
+// CHECK-NEXT: "tilegpu.local_store"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_load"
+// CHECK-NEXT: gpu.yield
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @split(%x: tensor<64x32xf16, #b>) {
+    %a = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 4096 : i32} : () -> !buf
+    %c = "tilegpu.local_alloc"() {tilegpu.offset = 4096 : i32, tilegpu.bytes = 4096 : i32} : () -> !buf
+    "tilegpu.local_store"(%x, %a) : (tensor<64x32xf16, #b>, !buf) -> ()
+    "tilegpu.warp_specialize"() ({
+      %y = "tilegpu.local_load"(%a) : (!buf) -> tensor<64x32xf16, #b>
+      gpu.yield
+    }, {
+      "tilegpu.local_store"(%x, %c) : (tensor<64x32xf16, #b>, !buf) -> ()
+      %z = "tilegpu.local_load"(%c) : (!buf) -> tensor<64x32xf16, #b>
+      gpu.yield
+    }) {producer_warps = 4 : i32, producer_registers = 40 : i32, consumer_registers = 256 : i32} : () -> ()
+    return
+  }
+}

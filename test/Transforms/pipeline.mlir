@@ -388,11 +388,11 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
 // S3-NEXT: [[ZERO:%.*]] = arith.constant 0 : i32
 // S3-NEXT: [[WRAPPED:%.*]] = arith.cmpi eq, [[NEXT_READ]], [[ZERO]] : i32
 // S3-NEXT: [[FLIP:%.*]] = arith.extui [[WRAPPED]] : i1 to i32
+// S3-NEXT: [[NEXT_PHASE:%.*]] = arith.xori [[PHASE]], [[FLIP]] : i32
 // S3-NEXT: [[ONE_W:%.*]] = arith.constant 1 : i32
 // S3-NEXT: [[W1:%.*]] = arith.addi [[WRITE]], [[ONE_W]] : i32
 // S3-NEXT: [[C3_W:%.*]] = arith.constant 3 : i32
 // S3-NEXT: [[NEXT_WRITE:%.*]] = arith.remui [[W1]], [[C3_W]] : i32
-// S3-NEXT: [[NEXT_PHASE:%.*]] = arith.xori [[PHASE]], [[FLIP]] : i32
 // S3-NEXT: scf.yield [[SUM]], [[NEXT_READ]], [[NEXT_WRITE]], [[NEXT_PHASE]]
 // S3-NEXT: }
 // S3-NEXT: "tilegpu.inval_barrier"([[BARS]])

@@ -320,9 +320,14 @@ def build_tilegpu_module() -> tuple[ir.Module, dict]:
         s["tma_copy"] = tg.async_tma_copy_global_to_local(tensormap, s["bar"], s["tma_dst"],
                                                           [stage, stage])
         s["wait_barrier"] = tg.wait_barrier(s["bar"], stage)
+        s["arrive_barrier"] = tg.arrive_barrier(s["bar"])
         s["inval_barrier"] = tg.inval_barrier(s["bar"])
         s["tma_store"] = tg.async_tma_copy_local_to_global(tensormap, s["tma_dst"], [stage, stage])
         s["tma_store_wait"] = tg.tma_store_wait(0)
+        s["split"] = tg.warp_specialize(4, 40, 256)  # last: both regions end the kernel
+        for region in s["split"].regions:
+            with ir.InsertionPoint(region.blocks[0]):
+                ir.Operation.create("gpu.yield")
 
     args = [tensor([64, 32], f16(), BLOCKED), tensor([64, 32], tile.ptr_type(f16()), BLOCKED),
             tensor([64, 32], i1(), BLOCKED), tensor([64, 64], f32(), MMA), i32(),

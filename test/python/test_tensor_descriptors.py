@@ -483,7 +483,7 @@ def test_descriptor_matmul_compiles_to_a_tma_ring_feeding_wgmma(config):
                                ("constexpr", "zero")))
     key = (desc([BM, BK]), desc([BK, BN]), desc([BM, BN]), ("i32", True), ("i32", True),
            ("i32", True), ("constexpr", BM), ("constexpr", BN), ("constexpr", BK),
-           ("constexpr", 8))
+           ("constexpr", 8), ("constexpr", False))
     kernel = compile_specialized(desc_matmul_kernel(), key,
                                  CompileOptions(num_warps=warps, num_stages=stages))
     md, tilegpu, ptx = kernel.metadata, kernel.asm["tilegpu"], kernel.asm["ptx"]

@@ -104,6 +104,9 @@ OP_FACTS: dict[str, OpFacts] = {
     "tilegpu.inval_barrier": _write(access=SHARED_WRITE, buffer_operand=0),
     # every thread reads the barrier; the TMA copies on it land (as at an async_wait)
     "tilegpu.wait_barrier": _write(access=SHARED_READ, buffer_operand=0),
+    # an arrival is an atomic update ordered by the barrier itself, as a wait is
+    "tilegpu.arrive_barrier": _write(access=SHARED_READ, buffer_operand=0),
+    "tilegpu.warp_specialize": _write(),  # its regions' ops have their own facts
     "tilegpu.async_tma_copy_global_to_local": _write(access=SHARED_COPY, buffer_operand=2),
     # a TMA store reads its buffer (one thread, asynchronously: until its tma_store_wait)
     "tilegpu.async_tma_copy_local_to_global": _write(access=SHARED_READ, buffer_operand=1),

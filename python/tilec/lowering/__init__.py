@@ -11,6 +11,7 @@ from tilec.lowering import (  # noqa: F401  # noqa: F401
                             scans,
                             shared,
                             tma,
+                            warp_specialize,
                             wgmma,
 )
 from tilec.lowering.context import RULES, Distributed, Lowering, LoweringError

@@ -84,7 +84,7 @@ def _broadcast_from_owner(ctx: Lowering, values, owner, layout, shape, element):
         with ir.InsertionPoint(if_op.then_block):
             llvm.store(value, address(reg))
             scf.YieldOp([])
-    ir.Operation.create("gpu.barrier")
+    ctx.barrier()
     return [llvm.load(element, address(reg)) for reg in range(len(values))]
 
 

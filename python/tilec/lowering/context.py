@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from mlir import ir
-from mlir.dialects import arith, llvm
+from mlir.dialects import arith, llvm, nvvm
 
 from tilec.analysis.axis_lattice import AxisInfoMap
 from tilec.analysis.layouts import LinearLayout, to_linear
@@ -108,6 +108,9 @@ class Lowering:
         self.current: ir.Operation | None = None  # the op being lowered
         # the axis analysis of the kernel being lowered (analysis/axis_info.py), if run
         self.axis: AxisInfoMap | None = None
+        # (named barrier id, threads) while lowering a warp-specialised region, whose
+        # barriers wait for that region's threads only; None: every thread (bar.sync 0)
+        self.barrier_group: tuple[int, int] | None = None
 
     # --- values --------------------------------------------------------------------------
 
@@ -223,6 +226,15 @@ class Lowering:
                 offsets.append(total)
         self._offsets[key] = offsets
         return offsets
+
+    def barrier(self) -> None:
+        """A barrier for every thread running the code being lowered (the whole program, or
+        one side of a warp specialisation: `barrier_group`)."""
+        if self.barrier_group is None:
+            ir.Operation.create("gpu.barrier")
+            return
+        ident, threads = self.barrier_group
+        nvvm.BarrierOp(None, barrierId=i32(ident), numberOfThreads=i32(threads))
 
     def lower_block(self, block: ir.Block) -> None:
         for op in block.operations:

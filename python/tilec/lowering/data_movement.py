@@ -35,6 +35,7 @@ class Scratch:
     """One round trip through shared memory for values of `element` type."""
 
     def __init__(self, ctx: Lowering, element: ir.Type, count: int):
+        self.ctx = ctx
         self.element = element
         self.stored = memory_type(element)
         size = storage_bytes(self.stored)
@@ -51,7 +52,7 @@ class Scratch:
         llvm.store(to_memory(value), self.address(index))
 
     def wait(self) -> None:
-        ir.Operation.create("gpu.barrier")
+        self.ctx.barrier()
 
     def read(self, index: ir.Value) -> ir.Value:
         return from_memory(llvm.load(self.stored, self.address(index)), self.element)
@@ -174,7 +175,7 @@ def _convert_in_vectors(ctx: Lowering, src: Distributed, layout, shape, element:
             llvm.store(vector_of(src.values[reg:reg + write], element),
                        address(coordinate(ctx, src.layout, src.shape, reg)),
                        alignment=write * size)
-    ir.Operation.create("gpu.barrier")
+    ctx.barrier()
     values = []
     for reg in range(0, to_linear(layout, tuple(shape)).num_registers, read):
         loaded = llvm.load(ir.VectorType.get([read], element),

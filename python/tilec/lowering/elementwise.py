@@ -513,7 +513,7 @@ def lower_int_to_ptr(ctx: Lowering, op: ir.Operation):
 
 @rule("gpu.barrier", "tilegpu.barrier")
 def lower_barrier(ctx: Lowering, op: ir.Operation):
-    ir.Operation.create("gpu.barrier")
+    ctx.barrier()
     return []
 
 

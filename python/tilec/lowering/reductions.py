@@ -156,7 +156,7 @@ def _across_warps(ctx: Lowering, op: ir.Operation, groups: dict, src: Distribute
     for key, values in groups.items():
         for which, value in enumerate(values):
             llvm.store(to_memory(value), slot(which, key, position))
-    ir.Operation.create("gpu.barrier")
+    ctx.barrier()
     merged = {}
     for key in groups:
         acc = None

@@ -46,11 +46,11 @@ def lower_scan(ctx: Lowering, op: ir.Operation):
     step = 1
     while step < shape[axis]:
         if step > 1:  # the previous step's reads are done (membar places the first)
-            ir.Operation.create("gpu.barrier")
+            ctx.barrier()
         for reg in range(count):
             for k, value in enumerate(values[reg]):
                 llvm.store(to_memory(value), address(k, indices[reg]))
-        ir.Operation.create("gpu.barrier")
+        ctx.barrier()
         new_values = []
         for reg in range(count):
             if reverse:
@@ -109,10 +109,10 @@ def lower_sort(ctx: Lowering, op: ir.Operation):
         j = k // 2
         while j >= 1:
             if (k, j) != (2, 1):  # the previous stage's reads are done (membar places the first)
-                ir.Operation.create("gpu.barrier")
+                ctx.barrier()
             for reg in range(count):
                 llvm.store(values[reg], address(indices[reg]))
-            ir.Operation.create("gpu.barrier")
+            ctx.barrier()
             new_values = []
             for reg in range(count):
                 i = positions[reg]

@@ -1,6 +1,7 @@
 """Lowering of mbarriers and TMA copies: `init_barrier`, `inval_barrier`, `wait_barrier`,
-`async_tma_copy_global_to_local`, `async_tma_copy_local_to_global`, `tma_store_wait` (and
-`tile.tma_load`/`tile.tma_store`, which convert-tile-to-tilegpu has already turned into them).
+`arrive_barrier`, `async_tma_copy_global_to_local`, `async_tma_copy_local_to_global`,
+`tma_store_wait` (and `tile.tma_load`/`tile.tma_store`, which convert-tile-to-tilegpu has
+already turned into them).
 
 A buffer of barriers is `count` 8-byte mbarrier objects in shared memory. Thread 0 of the program
 initialises them (`mbarrier.init`, then `fence.mbarrier_init` so the async proxy sees the
@@ -86,6 +87,13 @@ def lower_wait_barrier(ctx: Lowering, op: ir.Operation):
     after = loop.after.blocks.append()
     with ir.InsertionPoint(after):
         scf.YieldOp([])
+    return []
+
+
+@rule("tilegpu.arrive_barrier")
+def lower_arrive_barrier(ctx: Lowering, op: ir.Operation):
+    """Each thread arrives once (mbarrier.arrive; the state it returns is not used)."""
+    nvvm.MBarrierArriveOp(ir.IntegerType.get_signless(64), _barrier(ctx.get(op.operands[0])))
     return []
 
 

@@ -1,0 +1,240 @@
+"""tilegpu-warp-specialize: a producer warpgroup issues the TMA loads of a loop marked
+`tl.range(..., warp_specialize=True)` (the loop's `tile.warp_specialize` attribute), so the
+num_warps warps that compute (the consumers) only wait for tiles and release them.
+
+A marked `scf.for` qualifies when it is in its kernel's top block, its body holds TMA loads as
+convert-tile-to-tilegpu leaves them (what tilegpu-pipeline would put in mbarrier rings: see
+its docstring), the loads' coordinates and the loop's bounds are scalars computed by pure ops
+from the induction variable, values the loop advances by pure ops and values computed before
+the loop by pure ops from the kernel's arguments, the loop's step is a positive constant, it
+has at least 2 stages (`tile.num_stages`, else the `num-stages` option) and num_warps is whole
+warpgroups with room for one more (at most 1,024 threads). Others are left to tilegpu-pipeline
+as they are: the request is a hint, as in Triton. A kernel gets at most one split.
+
+After it runs, such a kernel is
+    rings of S buffers per load; `full` rings of S mbarriers per load (count 1: the producer's
+    expect_tx); an `empty` ring of S mbarriers (count num_warps * 32: every consumer arrives)
+    init_barrier of each ring; tilegpu.barrier (every thread sees the inits)
+    "tilegpu.warp_specialize"() ({   producer region:
+        the pure scalar ops before the loop that the loads need, cloned
+        scf.for %i = lb to ub step s iter_args(carried load operands, %slot = 0, %phase = 0) {
+          wait_barrier(empty[%slot], %phase ^ 1)  (a fresh barrier has completed parity 1)
+          the trip's copies into slot %slot, completing on full[%slot]
+          advance; %slot = (%slot + 1) % S, %phase flips when %slot wraps to 0 }
+        gpu.yield
+      }, {                            consumer region: the whole kernel as it was, but the loop:
+        scf.for %i ... iter_args(..., %slot = 0, %phase = 0) {
+          wait_barrier(full[%slot], %phase) for each load; the body reads the slots in place
+          release: arrive_barrier(empty[%slot]) at the end of the body; when the body's last
+            wgmma can stay in flight (as tilegpu-pipeline makes it), it does, a wait for one
+            pending group follows it, and the slot of the previous trip, which that wait
+            retires, is released there instead (from the second trip on)
+          ... }
+        (warpgroup_dot_wait for none pending) inval_barrier of every ring, dealloc
+        ... the rest of the kernel
+        gpu.yield
+      }) {producer_warps = 4, producer_registers = 40, consumer_registers = C}
+    func.return
+The producer runs up to S trips ahead of the slowest consumer. C is the most registers the
+consumers can raise to beside a 40-register producer warpgroup (analysis/registers.py).
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, scf
+
+from tilec.analysis.op_facts import is_pure
+from tilec.analysis.registers import (PRODUCER_REGISTERS, WARPGROUP, check_division,
+                                      consumer_registers)
+from tilec.dialects import tilegpu
+from tilec.passbase import Pass, ops_in, register, require_layouts
+from tilec.passes.pipeline import (NUM_STAGES, _AsyncDot, _barrier_slot, _clone_slice, _i32,
+                                   _owner, _Pipeliner, _subview, _tma_candidates, loop_stages,
+                                   next_slot)
+
+WS_ATTR = "tile.warp_specialize"
+
+
+def _scalar(op: ir.Operation) -> bool:
+    return not any(isinstance(r.type, ir.ShapedType) for r in op.results)
+
+
+def _outer_slice(block: ir.Block, values) -> list[ir.Operation] | None:
+    """The ops of `block` (the kernel's top block) computing `values` from the kernel's
+    arguments, in block order: pure scalar ops without regions (None when another op is
+    involved)."""
+    seen: set = set()
+
+    def visit(value) -> bool:
+        owner = _owner(value)
+        if owner is None:  # an argument of the kernel
+            return value.owner == block
+        if owner in seen:
+            return True
+        if owner.block != block or not is_pure(owner) or owner.regions or not _scalar(owner):
+            return False
+        seen.add(owner)
+        return all(visit(v) for v in owner.operands)
+
+    if not all(visit(v) for v in values):
+        return None
+    return [op.operation for op in block.operations if op.operation in seen]
+
+
+class _Specializer(_Pipeliner):
+    def __init__(self, loop: ir.Operation, num_stages: int, num_warps: int):
+        super().__init__(loop, num_stages)
+        self.num_warps = num_warps
+
+    def run(self) -> bool:
+        loop = self.loop
+        top = loop.op.block
+        if loop.op.parent is None or loop.op.parent.name != "func.func":
+            return False
+        stages = _tma_candidates(loop)
+        if not stages:
+            return False
+        slices = self._slices([v for s in stages for v in (s.map, *s.coords)])
+        if slices is None:
+            return False
+        load_slice, advance_slice, carried = slices
+        if not all(_scalar(op) for op in load_slice + advance_slice):
+            return False
+        inits = list(loop.op.operands[3:])
+        needed = list(loop.op.operands[:3]) + [inits[i] for i in carried]
+        for op in load_slice + advance_slice:
+            needed += [v for v in op.operands if not self._inside(v)]
+        for stage in stages:
+            needed += [v for v in (stage.map, *stage.coords) if not self._inside(v)]
+        outer = _outer_slice(top, needed)
+        if outer is None:
+            return False
+        self.wgmma = _AsyncDot.find(loop, stages)
+        self._split(top, stages, outer, load_slice, advance_slice, carried)
+        return True
+
+    def _inside(self, value: ir.Value) -> bool:
+        """Defined in the loop: by a body op, or the induction variable or a carried value."""
+        owner = _owner(value)
+        if owner is None:
+            return value == self.loop.iv or value in self.loop.args
+        return self.loop.in_body(owner)
+
+    def _split(self, top: ir.Block, stages, outer, load_slice, advance_slice, carried) -> None:
+        loop, op, S = self.loop, self.loop.op, self.num_stages
+        consumers = self.num_warps * 32
+        first = list(top.operations)[0].operation
+        with ir.InsertionPoint(first), op.location:
+            rings = [tilegpu.local_alloc(tilegpu.MemDesc((S, *s.desc.shape), s.desc.element_type,
+                                                         s.desc.layout, True)) for s in stages]
+            fulls = [tilegpu.local_alloc(tilegpu.barrier_memdesc(1, S)) for _ in stages]
+            empty = tilegpu.local_alloc(tilegpu.barrier_memdesc(1, S))
+            for full in fulls:
+                tilegpu.init_barrier(full, 1)
+            tilegpu.init_barrier(empty, consumers)
+            ir.Operation.create("tilegpu.barrier")
+            split = tilegpu.warp_specialize(
+                WARPGROUP, PRODUCER_REGISTERS,
+                consumer_registers(self.num_warps, WARPGROUP, PRODUCER_REGISTERS))
+        producer, consumer = (region.blocks[0] for region in split.regions)
+        ret = list(top.operations)[-1].operation
+        kernel_ops = [o.operation for o in top.operations]
+        for moved in kernel_ops[kernel_ops.index(split) + 1:-1]:
+            consumer.append(moved)
+        with ir.InsertionPoint(consumer), ret.location:
+            ir.Operation.create("gpu.yield")
+        with ir.InsertionPoint(producer), op.location:
+            self._produce(stages, outer, load_slice, advance_slice, carried, rings, fulls, empty)
+            ir.Operation.create("gpu.yield")
+        self._consume(stages, rings, fulls, empty)
+
+    def _produce(self, stages, outer, load_slice, advance_slice, carried, rings, fulls,
+                 empty) -> None:
+        loop, S = self.loop, self.num_stages
+        mapping: dict = {}
+        _clone_slice(outer, mapping)
+        bounds = [mapping.get(v, v) for v in list(loop.op.operands)[:3]]
+        inits = [mapping.get(v, v) for v in [list(loop.op.operands)[3 + i] for i in carried]]
+        producer = scf.ForOp(*bounds, inits + [_i32(0), _i32(0)])
+        args = list(producer.inner_iter_args)
+        slot, phase = args[-2:]
+        with ir.InsertionPoint(producer.body):
+            tilegpu.wait_barrier(_barrier_slot(empty, slot), arith.xori(phase, _i32(1)))
+            mapping[loop.iv] = producer.induction_variable
+            mapping.update({loop.args[i]: v for i, v in zip(carried, args)})
+            trip = dict(mapping)
+            _clone_slice(load_slice, trip)
+            for stage, ring, full in zip(stages, rings, fulls):
+                tilegpu.async_tma_copy_global_to_local(
+                    trip.get(stage.map, stage.map), _barrier_slot(full, slot),
+                    _subview(ring, slot, stage.desc), [trip.get(c, c) for c in stage.coords])
+            scf.YieldOp(self._advance(advance_slice, carried, trip) + next_slot(slot, phase, S))
+
+    def _consume(self, stages, rings, fulls, empty) -> None:
+        loop, op, S = self.loop, self.loop.op, self.num_stages
+        lb, ub, step = op.operands[0], op.operands[1], op.operands[2]
+        inits = list(op.operands[3:])
+        with ir.InsertionPoint(op), op.location:
+            if self.wgmma is not None:
+                inits = self.wgmma.opaque_init(inits)
+            new_loop = scf.ForOp(lb, ub, step, inits + [_i32(0), _i32(0)])
+        new_body, new_args, _ = self._move_body(new_loop)
+        slot, phase = new_args[-2:]
+        with ir.InsertionPoint(list(new_body.operations)[0].operation), op.location:
+            for stage, ring, full in zip(stages, rings, fulls):
+                tilegpu.wait_barrier(_barrier_slot(full, slot), phase)
+                stage.alloc.results[0].replace_all_uses_with(_subview(ring, slot, stage.desc))
+        for stage in stages:
+            stage.erase()
+        old_yield = loop.yield_op
+        if self.wgmma is not None:
+            with ir.InsertionPoint.after(self.wgmma.dot), op.location:
+                self.wgmma.wait()
+                previous = arith.remui(arith.addi(slot, _i32(S - 1)), _i32(S))
+                later = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ne, loop.iv, lb), [],
+                                 has_else=False)
+                with ir.InsertionPoint(later.then_block):
+                    tilegpu.arrive_barrier(_barrier_slot(empty, previous))
+                    scf.YieldOp([])
+        with ir.InsertionPoint(old_yield), op.location:
+            if self.wgmma is None:
+                tilegpu.arrive_barrier(_barrier_slot(empty, slot))
+            scf.YieldOp(list(old_yield.operands) + next_slot(slot, phase, S))
+        old_yield.erase()
+        with ir.InsertionPoint.after(new_loop.operation), op.location:
+            for bar in [*fulls, empty]:  # every copy the producer issued was waited for
+                tilegpu.inval_barrier(bar)
+            for buffer in [*rings, *fulls, empty]:
+                tilegpu.local_dealloc(buffer)
+        results = list(new_loop.results)[:len(inits)]
+        if self.wgmma is not None:
+            results = self.wgmma.finish(new_loop, results)
+        for old, new in zip(op.results, results):
+            old.replace_all_uses_with(new)
+        op.erase()
+
+
+@register
+class WarpSpecialize(Pass):
+    name = "tilegpu-warp-specialize"
+    summary = "A producer warpgroup for the TMA loads of loops marked warp_specialize"
+    options = (NUM_STAGES,)  # tilegpu-pipeline's: the two agree on the depth
+
+    def run(self, module: ir.Operation) -> None:
+        require_layouts(self, module)
+        attrs = module.attributes
+        num_warps = ir.IntegerAttr(attrs["tilegpu.num_warps"]).value \
+            if "tilegpu.num_warps" in attrs else 4
+        if check_division(num_warps, WARPGROUP, PRODUCER_REGISTERS,
+                          consumer_registers(num_warps, WARPGROUP, PRODUCER_REGISTERS)):
+            return  # not whole warpgroups, or no room for a producer: the hint is dropped
+        done: set = set()
+        for loop in ops_in(module, "scf.for"):
+            if WS_ATTR not in loop.attributes or \
+                    not ir.IntegerAttr(loop.attributes[WS_ATTR]).value:
+                continue
+            kernel = loop.parent
+            if kernel in done:
+                continue
+            if _Specializer(loop, loop_stages(loop, self.num_stages), num_warps).run():
+                done.add(kernel)

@@ -1,0 +1,191 @@
+"""Warp specialisation (`tl.range(..., warp_specialize=True)`): a producer warpgroup issues a
+loop's TMA loads into mbarrier rings while the kernel's num_warps warps compute; registers
+moved between them with setmaxnreg. Compiled here (PTX and ptxas figures), in the interpreter
+(where the hint changes nothing) and on the GPU."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import tilec
+import tilec.language as tl
+from tilec import runtime
+from tilec.analysis.registers import check_division, consumer_registers, launch_registers
+from tilec.compiler import CompileOptions, compile_specialized
+from tilec.tools.tensor_descriptor import TensorDescriptor
+from interpreting import interpret
+
+RNG = np.random.default_rng(5)
+
+
+@tilec.jit
+def ws_matmul(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+              WS: tl.constexpr, STAGES: tl.constexpr):
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BK), num_stages=STAGES, warp_specialize=WS):
+        a = a_desc.load([pid_m * BM, k * BK])
+        b = b_desc.load([k * BK, pid_n * BN])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))
+
+
+@tilec.jit
+def ws_row_sums(src, out, N, BM: tl.constexpr, BN: tl.constexpr):
+    """Sums of BM rows of src ([M, N], fp32) by BN-column tiles: no dot, so the consumers
+    release each slot at the end of its trip; the sum across warps after the loop synchronises
+    the consumers alone."""
+    row = tl.program_id(0) * BM
+    acc = tl.zeros([BM, BN], tl.float32)
+    for k in tl.range(0, tl.cdiv(N, BN), num_stages=3, warp_specialize=True):
+        acc += src.load([row, k * BN])
+    tl.store(out + row + tl.arange(0, BM), tl.sum(acc, axis=1))
+
+
+@tilec.jit
+def pointer_loop(x, out, N, BN: tl.constexpr):
+    acc = tl.zeros([BN], tl.float32)
+    for k in tl.range(0, N, BN, warp_specialize=True):
+        acc += tl.load(x + k + tl.arange(0, BN))
+    tl.store(out + tl.arange(0, BN), acc)
+
+
+def _desc(shape, block, dtype=np.float16):
+    return runtime.specialize_argument(TensorDescriptor.from_tensor(np.zeros(shape, dtype),
+                                                                    block))
+
+
+def _matmul(ws=True, num_warps=8, stages=3, block=(128, 256, 64), target="cuda:90"):
+    bm, bn, bk = block
+    key = (_desc((512, 512), [bm, bk]), _desc((512, 512), [bk, bn]), _desc((512, 512), [bm, bn]),
+           ("i32", True), ("constexpr", bm), ("constexpr", bn), ("constexpr", bk),
+           ("constexpr", ws), ("constexpr", stages))
+    return compile_specialized(ws_matmul, key, CompileOptions(target=target,
+                                                              num_warps=num_warps))
+
+
+def test_the_register_file_is_divided_without_over_asking():
+    assert launch_registers(384) == 168 and launch_registers(256) == 255
+    assert consumer_registers(8, 4) == 232  # 256 * 232 + 128 * 40 = 64,512
+    assert consumer_registers(4, 4) == 256
+    assert check_division(8, 4, 40, 232) is None
+    assert "setmaxnreg.inc would wait forever" in check_division(8, 4, 40, 240)
+    assert "whole warpgroups" in check_division(6, 4, 40, 160)
+    assert "multiple of 8" in check_division(8, 4, 36, 232)
+    assert "1024 threads" in check_division(32, 4, 24, 24)
+
+
+def test_a_specialised_matmul_has_a_producer_warpgroup():
+    """8 consumer warps and a producer warpgroup: 384 threads, one program per SM; the producer
+    gives registers back (40), the consumers take 232; the producer's warp waits on the empty
+    ring and issues the copies; the consumers wait on the full rings, arrive on the empty one
+    and synchronise among themselves with named barrier 1 (256 threads)."""
+    kernel = _matmul()
+    ptx = kernel.asm["ptx"]
+    assert kernel.metadata["producer_warps"] == 4
+    assert ".maxntid 384, 1, 1" in ptx and ".minnctapersm 1" in ptx
+    assert "setmaxnreg.dec.sync.aligned.u32 \t40;" in ptx
+    assert "setmaxnreg.inc.sync.aligned.u32 \t232;" in ptx
+    # only in the producer's loop (no prologue): A's box and B's four 64-column blocks
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 5
+    assert re.search(r"mbarrier\.arrive\.shared\.b64", ptx)  # consumers release slots
+    barriers = set(re.findall(r"bar\.sync \t(\d+(?:, \d+)?);", ptx))
+    assert barriers == {"0", "1, 256"}  # one of every thread (the inits), then the consumers'
+    assert kernel.metadata["registers"] <= 168 and kernel.metadata["spill_stores"] == 0
+    assert kernel.metadata["wgmma_serialized"] == []
+
+
+def test_specialisation_keeps_shared_memory_for_the_epilogue():
+    """The rings are freed when the consumers leave the loop: the epilogue's staging buffer
+    reuses their bytes, so the kernel needs what the unspecialised one does (plus a ring of
+    barriers)."""
+    plain, special = _matmul(ws=False), _matmul(ws=True)
+    assert "producer_warps" not in plain.metadata
+    assert special.metadata["shared"] - plain.metadata["shared"] <= 64
+
+
+def test_four_consumer_warps_keep_their_registers():
+    kernel = _matmul(num_warps=4, block=(64, 128, 64))
+    ptx = kernel.asm["ptx"]
+    assert ".maxntid 256, 1, 1" in ptx
+    assert "setmaxnreg.dec" in ptx and "setmaxnreg.inc" not in ptx  # 255 already
+
+
+@pytest.mark.parametrize("case", ["pointers", "two warps", "sm80", "one stage"])
+def test_the_hint_is_dropped_where_it_cannot_apply(case):
+    """As in Triton, warp_specialize is a hint: a loop without TMA loads, num_warps that are not
+    whole warpgroups, a target without TMA, or a single stage compile as without it."""
+    if case == "pointers":
+        kernel = compile_specialized(pointer_loop, (("*fp32", True), ("*fp32", True),
+                                                    ("i32", True), ("constexpr", 128)),
+                                     CompileOptions(target="cuda:90"))
+    else:
+        kernel = _matmul(num_warps=2 if case == "two warps" else 4, block=(64, 64, 64),
+                         target="cuda:80" if case == "sm80" else "cuda:90",
+                         stages=1 if case == "one stage" else 3)
+    assert "producer_warps" not in kernel.metadata
+    assert "setmaxnreg" not in kernel.asm["ptx"]
+
+
+def test_row_sums_release_slots_at_the_end_of_each_trip():
+    key = (_desc((256, 512), [64, 64], np.float32), ("*fp32", True), ("i32", True),
+           ("constexpr", 64), ("constexpr", 64))
+    kernel = compile_specialized(ws_row_sums, key, CompileOptions(target="cuda:90",
+                                                                   num_warps=4))
+    ptx = kernel.asm["ptx"]
+    assert kernel.metadata["producer_warps"] == 4 and "bar.sync \t1, 128;" in ptx
+    assert kernel.metadata["spill_stores"] == 0
+
+
+def test_the_interpreter_runs_specialised_loops_as_written():
+    M, N, K = 64, 64, 96
+    a = RNG.standard_normal((M, K)).astype(np.float16)
+    b = RNG.standard_normal((K, N)).astype(np.float16)
+    c = np.zeros((M, N), np.float16)
+    interpret(ws_matmul, (2, 2), TensorDescriptor.from_tensor(a, [32, 32]),
+              TensorDescriptor.from_tensor(b, [32, 32]), TensorDescriptor.from_tensor(c, [32, 32]),
+              K, BM=32, BN=32, BK=32, WS=True, STAGES=3)
+    np.testing.assert_allclose(c.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32),
+                               rtol=2e-2, atol=2e-2)
+
+
+# --- on the GPU --------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("M, N, K, warps, stages, block", [
+    (512, 512, 512, 8, 3, (128, 256, 64)),
+    (300, 520, 200, 8, 4, (128, 256, 64)),   # ragged: out-of-bounds rows, columns and K
+    (256, 384, 1024, 4, 2, (64, 128, 64)),
+    (128, 128, 64, 8, 3, (128, 128, 64)),    # one trip
+    (128, 128, 32, 4, 4, (128, 128, 64)),    # one trip, half of it past K
+])
+def test_specialised_matmul_on_the_gpu(dtype, M, N, K, warps, stages, block):
+    torch = pytest.importorskip("torch")
+    to = getattr(torch, dtype)
+    bm, bn, bk = block
+    a = torch.randn(M, K, device="cuda").to(to)
+    b = torch.randn(K, N, device="cuda").to(to)
+    c = torch.full((M, N), 7.0, device="cuda").to(to)
+    grid = (-(-M // bm), -(-N // bn))
+    kernel = ws_matmul[grid](TensorDescriptor.from_tensor(a, [bm, bk]),
+                             TensorDescriptor.from_tensor(b, [bk, bn]),
+                             TensorDescriptor.from_tensor(c, [bm, bn]), K, BM=bm, BN=bn, BK=bk,
+                             WS=True, STAGES=stages, num_warps=warps)
+    assert kernel.metadata["producer_warps"] == 4
+    expected = (a.float() @ b.float()).to(to)
+    torch.testing.assert_close(c.float(), expected.float(), rtol=2e-2, atol=0.25)
+
+
+@pytest.mark.gpu
+def test_specialised_row_sums_on_the_gpu():
+    torch = pytest.importorskip("torch")
+    x = torch.randn(256, 1000, device="cuda")
+    x = torch.nn.functional.pad(x, (0, 8))[:, :1000]  # rows of 1008 elements, 16-byte strides
+    out = torch.zeros(256, device="cuda")
+    kernel = ws_row_sums[(4,)](TensorDescriptor.from_tensor(x, [64, 64]), out, 1000, BM=64,
+                               BN=64, num_warps=4)
+    assert kernel.metadata["producer_warps"] == 4
+    torch.testing.assert_close(out, x.sum(dim=1), rtol=1e-4, atol=1e-3)
