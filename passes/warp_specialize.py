@@ -49,8 +49,8 @@ from tilec.analysis.registers import (PRODUCER_REGISTERS, WARPGROUP, check_divis
 from tilec.dialects import tilegpu
 from tilec.passbase import Pass, ops_in, register, require_layouts
 from tilec.passes.pipeline import (NUM_STAGES, _AsyncDot, _barrier_slot, _clone_slice, _i32,
-                                   _owner, _Pipeliner, _subview, _tma_candidates, loop_stages,
-                                   next_slot)
+                                   _Loop, _owner, _Pipeliner, _subview, _tma_candidates,
+                                   loop_stages, next_slot)
 
 WS_ATTR = "tile.warp_specialize"
 
@@ -59,37 +59,59 @@ def _scalar(op: ir.Operation) -> bool:
     return not any(isinstance(r.type, ir.ShapedType) for r in op.results)
 
 
-def _outer_slice(block: ir.Block, values) -> list[ir.Operation] | None:
-    """The ops of `block` (the kernel's top block) computing `values` from the kernel's
-    arguments, in block order: pure scalar ops without regions (None when another op is
-    involved)."""
+def _outer_slice(top: ir.Block, outer: _Loop | None,
+                 values) -> tuple[list[ir.Operation], list[ir.Operation]] | None:
+    """The pure scalar ops without regions computing `values` from the kernel's arguments (and,
+    with an `outer` loop, its induction variable): (those of `top`, the kernel's top block, in
+    block order; those of the outer loop's body, in body order), or None when another op or
+    value is involved (a loop-carried value of the outer loop, a load)."""
     seen: set = set()
+    blocks = [top] + ([outer.body] if outer is not None else [])
 
     def visit(value) -> bool:
         owner = _owner(value)
-        if owner is None:  # an argument of the kernel
-            return value.owner == block
+        if owner is None:  # an argument of the kernel, or the outer loop's induction variable
+            return value.owner == top or (outer is not None and value == outer.iv)
         if owner in seen:
             return True
-        if owner.block != block or not is_pure(owner) or owner.regions or not _scalar(owner):
+        if owner.block not in blocks or not is_pure(owner) or owner.regions or \
+                not _scalar(owner):
             return False
         seen.add(owner)
         return all(visit(v) for v in owner.operands)
 
     if not all(visit(v) for v in values):
         return None
-    return [op.operation for op in block.operations if op.operation in seen]
+    return tuple([op.operation for op in block.operations if op.operation in seen]
+                 for block in blocks) + (() if outer is not None else ([],))
+
+
+def _nested_tma_loop(loop: ir.Operation) -> ir.Operation | None:
+    """The one scf.for directly in `loop`'s body whose body holds TMA loads (a persistent
+    kernel's K loop inside its tile loop), or None."""
+    if _tma_candidates(_Loop(loop)):
+        return None
+    found = [op.operation for op in _Loop(loop).body.operations
+             if op.operation.name == "scf.for" and _tma_candidates(_Loop(op.operation))]
+    return found[0] if len(found) == 1 else None
 
 
 class _Specializer(_Pipeliner):
+    """The split of one marked loop. `self.loop` is the loop whose body holds the TMA loads:
+    the marked loop itself, or the one loop nested in it that does (`self.outer` is then the
+    marked loop: a persistent kernel's tiles, the producer running ahead across them)."""
+
     def __init__(self, loop: ir.Operation, num_stages: int, num_warps: int):
-        super().__init__(loop, num_stages)
+        nested = _nested_tma_loop(loop)
+        super().__init__(nested or loop, num_stages)
+        self.outer = _Loop(loop) if nested is not None else None
         self.num_warps = num_warps
 
     def run(self) -> bool:
         loop = self.loop
-        top = loop.op.block
-        if loop.op.parent is None or loop.op.parent.name != "func.func":
+        marked = (self.outer or loop).op
+        top = marked.block
+        if marked.parent is None or marked.parent.name != "func.func":
             return False
         stages = _tma_candidates(loop)
         if not stages:
@@ -102,15 +124,17 @@ class _Specializer(_Pipeliner):
             return False
         inits = list(loop.op.operands[3:])
         needed = list(loop.op.operands[:3]) + [inits[i] for i in carried]
+        if self.outer is not None:
+            needed += list(self.outer.op.operands[:3])
         for op in load_slice + advance_slice:
             needed += [v for v in op.operands if not self._inside(v)]
         for stage in stages:
             needed += [v for v in (stage.map, *stage.coords) if not self._inside(v)]
-        outer = _outer_slice(top, needed)
-        if outer is None:
+        outside = _outer_slice(top, self.outer, needed)
+        if outside is None:
             return False
         self.wgmma = _AsyncDot.find(loop, stages)
-        self._split(top, stages, outer, load_slice, advance_slice, carried)
+        self._split(top, stages, outside, load_slice, advance_slice, carried)
         return True
 
     def _inside(self, value: ir.Value) -> bool:
@@ -120,8 +144,9 @@ class _Specializer(_Pipeliner):
             return value == self.loop.iv or value in self.loop.args
         return self.loop.in_body(owner)
 
-    def _split(self, top: ir.Block, stages, outer, load_slice, advance_slice, carried) -> None:
-        loop, op, S = self.loop, self.loop.op, self.num_stages
+    def _split(self, top: ir.Block, stages, outside, load_slice, advance_slice,
+               carried) -> None:
+        op, S = self.loop.op, self.num_stages
         consumers = self.num_warps * 32
         first = list(top.operations)[0].operation
         with ir.InsertionPoint(first), op.location:
@@ -143,45 +168,100 @@ class _Specializer(_Pipeliner):
             consumer.append(moved)
         with ir.InsertionPoint(consumer), ret.location:
             ir.Operation.create("gpu.yield")
+        rings = _Rings(rings, fulls, empty, S)
         with ir.InsertionPoint(producer), op.location:
-            self._produce(stages, outer, load_slice, advance_slice, carried, rings, fulls, empty)
+            self._produce(stages, outside, load_slice, advance_slice, carried, rings)
             ir.Operation.create("gpu.yield")
-        self._consume(stages, rings, fulls, empty)
+        self._consume(stages, rings)
 
-    def _produce(self, stages, outer, load_slice, advance_slice, carried, rings, fulls,
-                 empty) -> None:
-        loop, S = self.loop, self.num_stages
+    def _produce(self, stages, outside, load_slice, advance_slice, carried,
+                 rings: "_Rings") -> None:
+        """The producer region: what the copies need, cloned; the outer loop's trips around
+        the producing loop when there is one (the slot and phase carried through both)."""
+        top_ops, body_ops = outside
         mapping: dict = {}
-        _clone_slice(outer, mapping)
+        _clone_slice(top_ops, mapping)
+        if self.outer is None:
+            self._produce_loop(stages, load_slice, advance_slice, carried, rings, mapping,
+                               [_i32(0), _i32(0)])
+            return
+        bounds = [mapping.get(v, v) for v in list(self.outer.op.operands)[:3]]
+        tiles = scf.ForOp(*bounds, [_i32(0), _i32(0)])
+        with ir.InsertionPoint(tiles.body):
+            mapping[self.outer.iv] = tiles.induction_variable
+            _clone_slice(body_ops, mapping)
+            scf.YieldOp(self._produce_loop(stages, load_slice, advance_slice, carried, rings,
+                                           mapping, list(tiles.inner_iter_args)))
+
+    def _produce_loop(self, stages, load_slice, advance_slice, carried, rings: "_Rings",
+                      mapping: dict, ring_state: list[ir.Value]) -> list[ir.Value]:
+        """The producing loop from `ring_state` (slot, phase); the state after it."""
+        loop, S = self.loop, self.num_stages
         bounds = [mapping.get(v, v) for v in list(loop.op.operands)[:3]]
         inits = [mapping.get(v, v) for v in [list(loop.op.operands)[3 + i] for i in carried]]
-        producer = scf.ForOp(*bounds, inits + [_i32(0), _i32(0)])
+        producer = scf.ForOp(*bounds, inits + ring_state)
         args = list(producer.inner_iter_args)
         slot, phase = args[-2:]
         with ir.InsertionPoint(producer.body):
-            tilegpu.wait_barrier(_barrier_slot(empty, slot), arith.xori(phase, _i32(1)))
-            mapping[loop.iv] = producer.induction_variable
-            mapping.update({loop.args[i]: v for i, v in zip(carried, args)})
+            tilegpu.wait_barrier(rings.empty_at(slot), arith.xori(phase, _i32(1)))
             trip = dict(mapping)
+            trip[loop.iv] = producer.induction_variable
+            trip.update({loop.args[i]: v for i, v in zip(carried, args)})
             _clone_slice(load_slice, trip)
-            for stage, ring, full in zip(stages, rings, fulls):
+            for stage, ring, full in zip(stages, rings.buffers, rings.fulls):
                 tilegpu.async_tma_copy_global_to_local(
                     trip.get(stage.map, stage.map), _barrier_slot(full, slot),
                     _subview(ring, slot, stage.desc), [trip.get(c, c) for c in stage.coords])
             scf.YieldOp(self._advance(advance_slice, carried, trip) + next_slot(slot, phase, S))
+        return list(producer.results)[-2:]
 
-    def _consume(self, stages, rings, fulls, empty) -> None:
+    def _consume(self, stages, rings: "_Rings") -> None:
+        """The consumers' loops: the outer one (if any) carries the ring's slot and phase into
+        and out of the consuming loop; the rings are invalidated and freed after the outermost."""
+        outer = self.outer
+        where = self.loop.op.location
+        if outer is None:
+            with ir.InsertionPoint(self.loop.op), self.loop.op.location:
+                state = [_i32(0), _i32(0)]
+            last = self._consume_loop(stages, rings, state)
+            if self.wgmma is not None:  # after the wait that retires the last group
+                last = self.wgmma.final
+        else:
+            n_outer = len(outer.args)
+            with ir.InsertionPoint(outer.op), outer.op.location:
+                tiles = scf.ForOp(*list(outer.op.operands)[:3],
+                                  list(outer.op.operands)[3:] + [_i32(0), _i32(0)])
+            mover = _Pipeliner(outer.op, self.num_stages)
+            _, tile_args, _ = mover._move_body(tiles)
+            old_yield = mover.loop.yield_op
+            after = self._consume_loop(stages, rings, tile_args[-2:])
+            with ir.InsertionPoint(old_yield), outer.op.location:
+                scf.YieldOp(list(old_yield.operands) + list(after.results)[-2:])
+            old_yield.erase()
+            for old, new in zip(outer.op.results, list(tiles.results)[:n_outer]):
+                old.replace_all_uses_with(new)
+            outer.op.erase()
+            last = tiles
+        with ir.InsertionPoint.after(last.operation), where:
+            for bar in [*rings.fulls, rings.empty]:  # every copy issued was waited for
+                tilegpu.inval_barrier(bar)
+            for buffer in [*rings.buffers, *rings.fulls, rings.empty]:
+                tilegpu.local_dealloc(buffer)
+
+    def _consume_loop(self, stages, rings: "_Rings", state: list[ir.Value]):
+        """The consuming loop from ring state `state`: it waits for each trip's slot, reads it
+        in place and releases it; the new loop (its last two results: the state after it)."""
         loop, op, S = self.loop, self.loop.op, self.num_stages
         lb, ub, step = op.operands[0], op.operands[1], op.operands[2]
         inits = list(op.operands[3:])
         with ir.InsertionPoint(op), op.location:
             if self.wgmma is not None:
                 inits = self.wgmma.opaque_init(inits)
-            new_loop = scf.ForOp(lb, ub, step, inits + [_i32(0), _i32(0)])
+            new_loop = scf.ForOp(lb, ub, step, inits + list(state))
         new_body, new_args, _ = self._move_body(new_loop)
         slot, phase = new_args[-2:]
         with ir.InsertionPoint(list(new_body.operations)[0].operation), op.location:
-            for stage, ring, full in zip(stages, rings, fulls):
+            for stage, ring, full in zip(stages, rings.buffers, rings.fulls):
                 tilegpu.wait_barrier(_barrier_slot(full, slot), phase)
                 stage.alloc.results[0].replace_all_uses_with(_subview(ring, slot, stage.desc))
         for stage in stages:
@@ -190,28 +270,49 @@ class _Specializer(_Pipeliner):
         if self.wgmma is not None:
             with ir.InsertionPoint.after(self.wgmma.dot), op.location:
                 self.wgmma.wait()
-                previous = arith.remui(arith.addi(slot, _i32(S - 1)), _i32(S))
                 later = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ne, loop.iv, lb), [],
                                  has_else=False)
                 with ir.InsertionPoint(later.then_block):
-                    tilegpu.arrive_barrier(_barrier_slot(empty, previous))
+                    tilegpu.arrive_barrier(rings.empty_at(rings.before(slot)))
                     scf.YieldOp([])
         with ir.InsertionPoint(old_yield), op.location:
             if self.wgmma is None:
-                tilegpu.arrive_barrier(_barrier_slot(empty, slot))
+                tilegpu.arrive_barrier(rings.empty_at(slot))
             scf.YieldOp(list(old_yield.operands) + next_slot(slot, phase, S))
         old_yield.erase()
-        with ir.InsertionPoint.after(new_loop.operation), op.location:
-            for bar in [*fulls, empty]:  # every copy the producer issued was waited for
-                tilegpu.inval_barrier(bar)
-            for buffer in [*rings, *fulls, empty]:
-                tilegpu.local_dealloc(buffer)
         results = list(new_loop.results)[:len(inits)]
         if self.wgmma is not None:
             results = self.wgmma.finish(new_loop, results)
+            self.wgmma.final = results[self.wgmma.carried].owner
+            if self.outer is not None:
+                # the last trip's slot, read by the group the wait after the loop retired:
+                # released there, or the producer, already on the next tile, would wait forever
+                with ir.InsertionPoint.after(self.wgmma.final), op.location:
+                    ran = scf.IfOp(arith.cmpi(arith.CmpIPredicate.slt, lb, ub), [],
+                                   has_else=False)
+                    with ir.InsertionPoint(ran.then_block):
+                        out_slot = list(new_loop.results)[-2]
+                        tilegpu.arrive_barrier(rings.empty_at(rings.before(out_slot)))
+                        scf.YieldOp([])
         for old, new in zip(op.results, results):
             old.replace_all_uses_with(new)
         op.erase()
+        return new_loop
+
+
+class _Rings:
+    """The split's shared state: a ring of buffers and of full barriers per load, and the
+    ring of empty barriers, `stages` slots each."""
+
+    def __init__(self, buffers, fulls, empty, stages: int):
+        self.buffers, self.fulls, self.empty, self.stages = buffers, fulls, empty, stages
+
+    def empty_at(self, slot: ir.Value) -> ir.Value:
+        return _barrier_slot(self.empty, slot)
+
+    def before(self, slot: ir.Value) -> ir.Value:
+        """The slot before `slot` (the previous trip's)."""
+        return arith.remui(arith.addi(slot, _i32(self.stages - 1)), _i32(self.stages))
 
 
 @register

@@ -17,6 +17,9 @@ type):
 
 `tl.range(..., flatten=True)` is Triton's hint to flatten the two loops (so that one tile's
 epilogue overlaps the next tile's loads); tilec accepts it and compiles the loops as written.
+What overlaps them in tilec is `warp_specialize=True` on the tile loop (WARP_SPECIALIZE here):
+a producer warpgroup issues the K loops' TMA copies for tile after tile, running ahead into
+the next tile while the num_warps warps that compute store this one.
 
     python tutorials/09-persistent-matmul.py            # on the GPU (torch), both kernels
     TILEC_INTERPRET=1 python tutorials/09-persistent-matmul.py   # NumPy, in the interpreter
@@ -75,9 +78,11 @@ def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride
 @tilec.jit
 def matmul_persistent_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr,
                           BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                          GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr):
+                          GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr,
+                          WARP_SPECIALIZE: tl.constexpr = False):
     tiles = num_tiles(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N)
-    for tile_id in tl.range(tl.program_id(0), tiles, NUM_SMS, flatten=True):
+    for tile_id in tl.range(tl.program_id(0), tiles, NUM_SMS, flatten=True,
+                            warp_specialize=WARP_SPECIALIZE):
         pid_m, pid_n = tile_coordinates(tile_id, M, N, BLOCK_SIZE_M, BLOCK_SIZE_N, GROUP_SIZE_M)
         acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
         for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
@@ -99,9 +104,10 @@ def sm_count(a) -> int:
     return torch.cuda.get_device_properties(a.device).multi_processor_count
 
 
-def matmul(a, b, c, use_descriptors: bool, config: dict = CONFIG):
+def matmul(a, b, c, use_descriptors: bool, config: dict = CONFIG, warp_specialize=False):
     """c = a @ b (NumPy arrays in the interpreter, torch CUDA tensors on the GPU) by one of
-    the persistent kernels; returns the kernel the launch ran."""
+    the persistent kernels (the descriptor one warp-specialised if asked); returns the kernel
+    the launch ran."""
     M, K = a.shape
     _, N = b.shape
     bm, bn, bk = config["BLOCK_SIZE_M"], config["BLOCK_SIZE_N"], config["BLOCK_SIZE_K"]
@@ -110,7 +116,8 @@ def matmul(a, b, c, use_descriptors: bool, config: dict = CONFIG):
     if use_descriptors:
         return matmul_persistent_tma[grid](
             TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b, [bk, bn]),
-            TensorDescriptor.from_tensor(c, [bm, bn]), M, N, K, NUM_SMS=programs, **config)
+            TensorDescriptor.from_tensor(c, [bm, bn]), M, N, K, NUM_SMS=programs,
+            WARP_SPECIALIZE=warp_specialize, **config)
     item = a.itemsize if isinstance(a, np.ndarray) else a.element_size()
 
     def strides(x):
@@ -125,17 +132,17 @@ if __name__ == "__main__":
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
     expected = a.astype(np.float32) @ b.astype(np.float32)
-    for use_descriptors in (False, True):
+    for use_descriptors, ws in ((False, False), (True, False), (True, True)):
         if os.environ.get("TILEC_INTERPRET", "0") in ("", "0"):  # on the GPU
             import torch
             ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
             tc = torch.empty((M, N), device="cuda", dtype=torch.float16)
-            matmul(ta, tb, tc, use_descriptors)
+            matmul(ta, tb, tc, use_descriptors, warp_specialize=ws)
             c = tc.cpu().numpy()
         else:
             c = np.empty((M, N), np.float16)
             matmul(a, b, c, use_descriptors, dict(CONFIG, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
-                                                  BLOCK_SIZE_K=32))
+                                                  BLOCK_SIZE_K=32), warp_specialize=ws)
         np.testing.assert_allclose(c.astype(np.float32), expected, rtol=1e-2, atol=1e-1)
-        print(f"persistent matmul ({'descriptors' if use_descriptors else 'pointers'}) matches "
-              "NumPy")
+        kind = "descriptors" if use_descriptors else "pointers"
+        print(f"persistent matmul ({kind}{', warp-specialized' if ws else ''}) matches NumPy")

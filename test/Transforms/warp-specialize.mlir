@@ -47,9 +47,9 @@
 // CHECK-NOT: async_tma_copy
 // CHECK: [[D:%.*]] = "tilegpu.warpgroup_dot"({{.*}}) {input_precision = "tf32", is_async
 // CHECK-NEXT: [[W:%.*]] = "tilegpu.warpgroup_dot_wait"([[D]]) {pendings = 1 : i32}
-// CHECK: [[PREV:%.*]] = arith.remui {{%.*}}, %c3
 // CHECK-NEXT: [[LATER:%.*]] = arith.cmpi ne, [[I]], [[LB]]
 // CHECK-NEXT: scf.if [[LATER]] {
+// CHECK: [[PREV:%.*]] = arith.remui {{%.*}}, %c3
 // CHECK: [[PE:%.*]] = "tilegpu.memdesc_subview"([[EMPTY]], [[PREV]],
 // CHECK-NEXT: "tilegpu.arrive_barrier"([[PE]])
 // CHECK: scf.yield [[W]],
@@ -207,6 +207,77 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
       scf.yield %r3 : tensor<128x64xf16, #b>
     }
     "tile.store"(%out, %r2) {cache = "none", evict = "evict_normal"} : (tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<128x64xf16, #b>) -> ()
+    return
+  }
+}
+
+// -----
+
+// A persistent kernel: the marked loop walks tiles, the TMA loads are in the K loop nested in
+// it. The producer region repeats the tile loop (the row %t * 128 recomputed from its
+// induction variable) around its producing loop, the ring's slot and phase carried through
+// both; so does the consumers' tile loop, into and out of their K loop. The producer thus
+// runs ahead into the next tile while the consumers finish this one (its store). With a wgmma
+// kept in flight, the K loop's last slot is released after the wait that follows it, when
+// the loop ran at all. The rings are freed after the tile loop.
+// CHECK-LABEL: func.func @persistent
+// CHECK: "tilegpu.warp_specialize"() ({
+// CHECK: [[PT:%.*]]:2 = scf.for [[T:%.*]] = %arg2 to %arg3 step %arg4 iter_args([[S0:%.*]] = %c0{{.*}}, [[P0:%.*]] = %c0{{.*}}) -> (i32, i32)
+// CHECK-NEXT: [[ROW:%.*]] = arith.muli [[T]], %c128
+// CHECK-NEXT: [[PK:%.*]]:2 = scf.for {{%.*}} = %c0{{.*}} to %arg5 step %c1{{.*}} iter_args({{%.*}} = [[S0]], {{%.*}} = [[P0]]) -> (i32, i32)
+// CHECK: "tilegpu.async_tma_copy_global_to_local"(%arg0, {{%.*}}, {{%.*}}, [[ROW]], {{%.*}})
+// CHECK: scf.yield [[PK]]#0, [[PK]]#1 : i32, i32
+// CHECK: gpu.yield
+// CHECK-NEXT: }, {
+// CHECK: [[CT:%.*]]:2 = scf.for [[T2:%.*]] = %arg2 to %arg3 step %arg4 iter_args([[S1:%.*]] = %c0{{.*}}, [[P1:%.*]] = %c0{{.*}}) -> (i32, i32)
+// CHECK: [[CK:%.*]]:3 = scf.for [[K:%.*]] = [[LB:%c0[_0-9a-z]*]] to %arg5 step %c1{{.*}} iter_args({{%.*}} = {{%.*}}, {{%.*}} = [[S1]], {{%.*}} = [[P1]])
+// CHECK: "tilegpu.warpgroup_dot"
+// CHECK: "tilegpu.arrive_barrier"
+// CHECK: scf.yield
+// CHECK: "tilegpu.warpgroup_dot_wait"([[CK]]#0) {pendings = 0 : i32}
+// CHECK-NEXT: [[RAN:%.*]] = arith.cmpi slt, [[LB]], %arg5
+// CHECK-NEXT: scf.if [[RAN]] {
+// CHECK: "tilegpu.arrive_barrier"
+// CHECK: "tile.store"
+// CHECK-NEXT: scf.yield [[CK]]#1, [[CK]]#2 : i32, i32
+// CHECK: "tilegpu.inval_barrier"
+// CHECK: gpu.yield
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 64]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @persistent(%amap: !llvm.ptr, %bmap: !llvm.ptr, %first: i32, %tiles: i32, %nsm: i32, %n: i32,
+                        %out: tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c128 = arith.constant 128 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    scf.for %t = %first to %tiles step %nsm : i32 {
+      %m = arith.muli %t, %c128 : i32
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+        %k = arith.muli %i, %c64 : i32
+        %abar = "tilegpu.local_alloc"() : () -> !bar
+        "tilegpu.init_barrier"(%abar) {count = 1 : i32} : (!bar) -> ()
+        %abuf = "tilegpu.local_alloc"() : () -> !buf
+        "tilegpu.async_tma_copy_global_to_local"(%amap, %abar, %abuf, %m, %k) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+        %p0 = arith.constant 0 : i32
+        "tilegpu.wait_barrier"(%abar, %p0) : (!bar, i32) -> ()
+        "tilegpu.inval_barrier"(%abar) : (!bar) -> ()
+        %bbar = "tilegpu.local_alloc"() : () -> !bar
+        "tilegpu.init_barrier"(%bbar) {count = 1 : i32} : (!bar) -> ()
+        %bbuf = "tilegpu.local_alloc"() : () -> !buf
+        "tilegpu.async_tma_copy_global_to_local"(%bmap, %bbar, %bbuf, %k, %c0) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+        %p1 = arith.constant 0 : i32
+        "tilegpu.wait_barrier"(%bbar, %p1) : (!bar, i32) -> ()
+        "tilegpu.inval_barrier"(%bbar) : (!bar) -> ()
+        %d = "tilegpu.warpgroup_dot"(%abuf, %bbuf, %acc) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!buf, !buf, tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma>
+        scf.yield %d : tensor<64x64xf32, #mma>
+      }
+      "tile.store"(%out, %r) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f32, 1 : i32>, #mma>, tensor<64x64xf32, #mma>) -> ()
+    } {tile.warp_specialize = 1 : i32}
     return
   }
 }

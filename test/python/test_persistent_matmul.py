@@ -40,7 +40,8 @@ def test_the_persistent_descriptor_kernel_stages_its_k_loop_with_tma():
     spec = [runtime.specialize_argument(TensorDescriptor.from_tensor(x, blk))
             for blk in ([128, 64], [64, 128], [128, 128])]
     key = (*spec, ("i32", True), ("i32", True), ("i32", True), ("constexpr", 128),
-           ("constexpr", 128), ("constexpr", 64), ("constexpr", 8), ("constexpr", 132))
+           ("constexpr", 128), ("constexpr", 64), ("constexpr", 8), ("constexpr", 132),
+           ("constexpr", False))
     kernel = compile_specialized(t.matmul_persistent_tma, key,
                                  CompileOptions(num_warps=8, num_stages=3))
     tilegpu = kernel.asm["tilegpu"]

@@ -33,6 +33,22 @@ def ws_matmul(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK:
 
 
 @tilec.jit
+def ws_persistent(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                  BK: tl.constexpr, PROGRAMS: tl.constexpr, STAGES: tl.constexpr):
+    """Tiles of C walked by PROGRAMS programs; the producer runs into the next tile while the
+    consumers store this one."""
+    tiles_n = tl.cdiv(N, BN)
+    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS, flatten=True,
+                         warp_specialize=True):
+        pid_m, pid_n = tile // tiles_n, tile % tiles_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in tl.range(0, tl.cdiv(K, BK), num_stages=STAGES):
+            acc = tl.dot(a_desc.load([pid_m * BM, k * BK]), b_desc.load([k * BK, pid_n * BN]),
+                         acc)
+        c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))
+
+
+@tilec.jit
 def ws_row_sums(src, out, N, BM: tl.constexpr, BN: tl.constexpr):
     """Sums of BM rows of src ([M, N], fp32) by BN-column tiles: no dot, so the consumers
     release each slot at the end of its trip; the sum across warps after the loop synchronises
@@ -139,6 +155,25 @@ def test_row_sums_release_slots_at_the_end_of_each_trip():
     assert kernel.metadata["spill_stores"] == 0
 
 
+def test_a_persistent_kernel_specialises_its_tile_loop():
+    """The marked tile loop's nested K loop holds the loads: one producer loop nest, the
+    copies in its inner loop only; the epilogue's buffer and the rings live together (the
+    producer fills the rings during the epilogue)."""
+    key = (_desc((512, 512), [128, 64]), _desc((512, 512), [64, 256]),
+           _desc((512, 512), [128, 256]), ("i32", True), ("i32", True), ("i32", True),
+           ("constexpr", 128), ("constexpr", 256), ("constexpr", 64), ("constexpr", 132),
+           ("constexpr", 3))
+    kernel = compile_specialized(ws_persistent, key, CompileOptions(target="cuda:90",
+                                                                     num_warps=8))
+    assert kernel.metadata["producer_warps"] == 4
+    assert kernel.metadata["spill_stores"] == 0 and kernel.metadata["wgmma_serialized"] == []
+    rings = 3 * (128 * 64 + 64 * 256) * 2
+    assert kernel.metadata["shared"] >= rings + 128 * 256 * 2
+    tilegpu = kernel.asm["tilegpu"]
+    producer = tilegpu.split('"tilegpu.warp_specialize"')[1].split("}, {")[0]
+    assert producer.count("scf.for") == 2 and "async_tma_copy_global_to_local" in producer
+
+
 def test_the_interpreter_runs_specialised_loops_as_written():
     M, N, K = 64, 64, 96
     a = RNG.standard_normal((M, K)).astype(np.float16)
@@ -148,6 +183,14 @@ def test_the_interpreter_runs_specialised_loops_as_written():
               TensorDescriptor.from_tensor(b, [32, 32]), TensorDescriptor.from_tensor(c, [32, 32]),
               K, BM=32, BN=32, BK=32, WS=True, STAGES=3)
     np.testing.assert_allclose(c.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32),
+                               rtol=2e-2, atol=2e-2)
+    c[:] = 0  # the persistent form: 2 programs over 4 tiles (M and N ragged)
+    interpret(ws_persistent, (2,), TensorDescriptor.from_tensor(a[:48], [32, 32]),
+              TensorDescriptor.from_tensor(b[:, :40], [32, 32]),
+              TensorDescriptor.from_tensor(c[:48, :40], [32, 32]), 48, 40, K, BM=32, BN=32,
+              BK=32, PROGRAMS=2, STAGES=2)
+    np.testing.assert_allclose(c[:48, :40].astype(np.float32),
+                               a[:48].astype(np.float32) @ b[:, :40].astype(np.float32),
                                rtol=2e-2, atol=2e-2)
 
 
@@ -177,6 +220,29 @@ def test_specialised_matmul_on_the_gpu(dtype, M, N, K, warps, stages, block):
     assert kernel.metadata["producer_warps"] == 4
     expected = (a.float() @ b.float()).to(to)
     torch.testing.assert_close(c.float(), expected.float(), rtol=2e-2, atol=0.25)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("M, N, K, programs, stages, warps, block", [
+    (1024, 1024, 512, 3, 3, 8, (128, 256, 64)),   # 8 tiles a program, 8 trips a tile
+    (520, 600, 200, 5, 4, 8, (128, 128, 64)),     # ragged everywhere; 4 trips, 4 stages
+    (384, 256, 192, 2, 2, 4, (64, 128, 64)),      # 3 trips a tile on a ring of 2
+])
+def test_specialised_persistent_matmul_on_the_gpu(M, N, K, programs, stages, warps, block):
+    """The ring's slots and phases carry across tiles: every tile's result is right whatever
+    the trips per tile and the ring's depth."""
+    torch = pytest.importorskip("torch")
+    bm, bn, bk = block
+    a = torch.randn(M, K, device="cuda").half()
+    b = torch.randn(K, N, device="cuda").half()
+    c = torch.full((M, N), 7.0, device="cuda").half()
+    kernel = ws_persistent[(programs,)](
+        TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b, [bk, bn]),
+        TensorDescriptor.from_tensor(c, [bm, bn]), M, N, K, BM=bm, BN=bn, BK=bk,
+        PROGRAMS=programs, STAGES=stages, num_warps=warps)
+    assert kernel.metadata["producer_warps"] == 4
+    torch.testing.assert_close(c.float(), (a.float() @ b.float()).half().float(), rtol=2e-2,
+                               atol=0.25)
 
 
 @pytest.mark.gpu
