@@ -33,7 +33,8 @@ except NameError:
     import tilec.language as tl
     jit = tilec.jit
 
-KERNELS = ("attention_fwd", "attention_bwd_delta", "attention_bwd_dkdv", "attention_bwd_dq")
+KERNELS = ("attention_fwd", "attention_bwd_delta", "attention_bwd_dkdv", "attention_bwd_dq",
+           "attention_fwd_tma")
 LOG2E = 1.4426950408889634
 
 
@@ -61,27 +62,32 @@ def _program(seq_len, HEAD_DIM: tl.constexpr, BLOCK: tl.constexpr, OTHER: tl.con
 
 
 @jit
+def _online_softmax(qk, acc, l_i, m_i, offs_m, keys, qk_scale, MASKED: tl.constexpr):
+    """One key block's step of the online softmax: its probabilities P (base 2), and the
+    accumulator, row sums and row maxima rescaled to the new maxima (which it returns)."""
+    if MASKED:
+        visible = offs_m[:, None] >= keys[None, :]
+        qk = qk * qk_scale + tl.where(visible, 0.0, float("-inf"))
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        qk = qk - m_ij[:, None]
+    else:
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        qk = qk * qk_scale - m_ij[:, None]
+    p = tl.exp2(qk)
+    alpha = tl.exp2(m_i - m_ij)
+    return p, acc * alpha[:, None], l_i * alpha + tl.sum(p, 1), m_ij
+
+
+@jit
 def _fwd_blocks(acc, l_i, m_i, q, k_base, v_base, offs_m, offs_n, offs_d, start, stop,
                 qk_scale, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr, MASKED: tl.constexpr):
     """The online softmax of one block of queries over the key blocks [start, stop)."""
     for start_n in range(start, stop, BLOCK_N):
         k = tl.load(_rows_t(k_base, start_n + offs_n, offs_d, HEAD_DIM))
-        qk = tl.dot(q, k)
-        if MASKED:
-            visible = offs_m[:, None] >= (start_n + offs_n)[None, :]
-            qk = qk * qk_scale + tl.where(visible, 0.0, float("-inf"))
-            m_ij = tl.maximum(m_i, tl.max(qk, 1))
-            qk = qk - m_ij[:, None]
-        else:
-            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-            qk = qk * qk_scale - m_ij[:, None]
-        p = tl.exp2(qk)
-        alpha = tl.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None]
+        p, acc, l_i, m_i = _online_softmax(tl.dot(q, k), acc, l_i, m_i, offs_m,
+                                           start_n + offs_n, qk_scale, MASKED)
         v = tl.load(_rows(v_base, start_n + offs_n, offs_d, HEAD_DIM))
         acc = tl.dot(p.to(v.dtype), v, acc)
-        m_i = m_ij
     return acc, l_i, m_i
 
 
@@ -178,6 +184,40 @@ def attention_bwd_dq(Q, K, V, DOut, M, Delta, DQ, sm_scale, seq_len, HEAD_DIM: t
     tl.store(_rows(DQ + base, offs_m, offs_d, HEAD_DIM), (dq * sm_scale).to(DQ.dtype.element_ty))
 
 
+@jit
+def attention_fwd_tma(q_desc, k_desc, v_desc, o_desc, M, sm_scale, seq_len,
+                      HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      CAUSAL: tl.constexpr, WARP_SPECIALIZE: tl.constexpr):
+    """attention_fwd through tensor descriptors of the [heads * seq_len, HEAD_DIM] matrices
+    (blocks [BLOCK_M, HEAD_DIM] of Q and Out, [BLOCK_N, HEAD_DIM] of K and V): on Hopper the
+    K and V blocks are TMA copies that wgmma reads in place, and with WARP_SPECIALIZE a
+    producer warpgroup issues them (the loop over all keys, or the one left of the diagonal)."""
+    head = tl.program_id(1)
+    start_m = tl.program_id(0) * BLOCK_M
+    row = head * seq_len
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    q = q_desc.load([row + start_m, 0])
+    m_i = tl.zeros((BLOCK_M,), dtype=tl.float32) - float("inf")
+    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32) + 1.0
+    acc = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)
+    qk_scale = sm_scale * 1.4426950408889634
+    stop = start_m if CAUSAL else seq_len
+    for start_n in tl.range(0, stop, BLOCK_N, warp_specialize=WARP_SPECIALIZE):
+        k = k_desc.load([row + start_n, 0])
+        p, acc, l_i, m_i = _online_softmax(tl.dot(q, tl.trans(k)), acc, l_i, m_i, offs_m,
+                                           start_n + offs_n, qk_scale, False)
+        acc = tl.dot(p.to(q.dtype), v_desc.load([row + start_n, 0]), acc)
+    if CAUSAL:  # the diagonal blocks, masked
+        for start_n in range(start_m, start_m + BLOCK_M, BLOCK_N):
+            k = k_desc.load([row + start_n, 0])
+            p, acc, l_i, m_i = _online_softmax(tl.dot(q, tl.trans(k)), acc, l_i, m_i, offs_m,
+                                               start_n + offs_n, qk_scale, True)
+            acc = tl.dot(p.to(q.dtype), v_desc.load([row + start_n, 0]), acc)
+    tl.store(M + head.to(tl.int64) * seq_len + offs_m, m_i + tl.log2(l_i))
+    o_desc.store([row + start_m, 0], (acc / l_i[:, None]).to(q.dtype))
+
+
 # --- launching (tilec; NumPy arrays in the interpreter, device arrays on the GPU) ---------------
 
 def _empty_like(x, shape=None, dtype=None):
@@ -200,6 +240,25 @@ def attention(q, k, v, causal=False, sm_scale=None, block_m=128, block_n=64, num
                                                HEAD_DIM=head_dim, BLOCK_M=block_m,
                                                BLOCK_N=block_n, CAUSAL=causal,
                                                num_warps=num_warps, num_stages=2)
+    return out, lse
+
+
+def attention_tma(q, k, v, causal=False, sm_scale=None, block_m=128, block_n=64, num_warps=8,
+                  warp_specialize=False, num_stages=2):
+    """attention() through attention_fwd_tma: the [batch * heads, seq_len, head_dim] tensors
+    seen as [batch * heads * seq_len, head_dim] matrices by tilec's TensorDescriptor."""
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+    heads, seq_len, head_dim = q.shape
+    sm_scale = head_dim ** -0.5 if sm_scale is None else sm_scale
+    out, lse = _empty_like(q), _empty_like(q, (heads, seq_len), "f32")
+
+    def desc(x, rows):
+        return TensorDescriptor.from_tensor(x.reshape(heads * seq_len, head_dim),
+                                            [rows, head_dim])
+    attention_fwd_tma[(seq_len // block_m, heads)](
+        desc(q, block_m), desc(k, block_n), desc(v, block_n), desc(out, block_m), lse, sm_scale,
+        seq_len, HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal,
+        WARP_SPECIALIZE=warp_specialize, num_warps=num_warps, num_stages=num_stages)
     return out, lse
 
 
@@ -245,6 +304,11 @@ if __name__ == "__main__":
         q, k, v, do = (rng.standard_normal((2, 256, 64)).astype(np.float16) for _ in range(4))
         out, lse = attention(q, k, v, causal)
         dq, dk, dv = attention_backward(q, k, v, out, lse, do, causal)
-        for got, want in zip((out, dq, dk, dv), reference(q, k, v, do, causal)):
+        expected = reference(q, k, v, do, causal)
+        for got, want in zip((out, dq, dk, dv), expected):
             np.testing.assert_allclose(np.asarray(got, np.float64), want, atol=2e-2, rtol=2e-2)
-    print("attention forward and backward match NumPy (causal and not)")
+        out, _ = attention_tma(q, k, v, causal, warp_specialize=True)
+        np.testing.assert_allclose(np.asarray(out, np.float64), expected[0], atol=2e-2,
+                                   rtol=2e-2)
+    print("attention forward (pointers and descriptors) and backward match NumPy (causal and "
+          "not)")

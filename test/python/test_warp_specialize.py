@@ -16,6 +16,7 @@ from tilec.analysis.registers import check_division, consumer_registers, launch_
 from tilec.compiler import CompileOptions, compile_specialized
 from tilec.tools.tensor_descriptor import TensorDescriptor
 from interpreting import interpret
+from tutorial_loader import tutorial
 
 RNG = np.random.default_rng(5)
 
@@ -174,6 +175,28 @@ def test_a_persistent_kernel_specialises_its_tile_loop():
     assert producer.count("scf.for") == 2 and "async_tma_copy_global_to_local" in producer
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_attention_tutorial_specialises_its_key_loop(causal):
+    """attention_fwd_tma (tutorials/06): the loop over key blocks (all of them, or those left
+    of the diagonal) gets the producer; Q's block, loaded before it, and the causal diagonal
+    loop stay the consumers' own, the diagonal loop's TMA copies pipelined by them."""
+    t = tutorial("06-fused-attention")
+    x = np.zeros((1024, 128), np.float16)
+
+    def desc(rows):
+        return runtime.specialize_argument(TensorDescriptor.from_tensor(x, [rows, 128]))
+    key = (desc(128), desc(64), desc(64), desc(128), ("*fp32", True), ("fp32", False),
+           ("i32", True), ("constexpr", 128), ("constexpr", 128), ("constexpr", 64),
+           ("constexpr", causal), ("constexpr", True))
+    kernel = compile_specialized(t.attention_fwd_tma, key,
+                                 CompileOptions(target="cuda:90", num_warps=8, num_stages=2))
+    assert kernel.metadata["producer_warps"] == 4
+    assert kernel.metadata["spill_stores"] == 0 and kernel.metadata["wgmma_serialized"] == []
+    consumer = kernel.asm["tilegpu"].split('"tilegpu.warp_specialize"')[1].split("}, {")[1]
+    copies = consumer.count("async_tma_copy_global_to_local")  # Q's block, before the loop
+    assert copies > 1 if causal else copies == 1
+
+
 def test_the_interpreter_runs_specialised_loops_as_written():
     M, N, K = 64, 64, 96
     a = RNG.standard_normal((M, K)).astype(np.float16)
@@ -243,6 +266,21 @@ def test_specialised_persistent_matmul_on_the_gpu(M, N, K, programs, stages, war
     assert kernel.metadata["producer_warps"] == 4
     torch.testing.assert_close(c.float(), (a.float() @ b.float()).half().float(), rtol=2e-2,
                                atol=0.25)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("head_dim, warp_specialize", [(64, True), (128, True), (128, False)])
+def test_attention_through_descriptors_on_the_gpu(causal, head_dim, warp_specialize):
+    torch = pytest.importorskip("torch")
+    t = tutorial("06-fused-attention")
+    q, k, v = (torch.randn(6, 512, head_dim, device="cuda").half() for _ in range(3))
+    out, lse = t.attention_tma(q, k, v, causal, warp_specialize=warp_specialize)
+    want = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                                            is_causal=causal)
+    torch.testing.assert_close(out.float(), want, rtol=2e-2, atol=2e-2)
+    ref_out, ref_lse = t.attention(q, k, v, causal)
+    torch.testing.assert_close(lse, ref_lse, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.gpu
