@@ -13,7 +13,8 @@ as they are: the request is a hint, as in Triton. A kernel gets at most one spli
 
 After it runs, such a kernel is
     rings of S buffers per load; `full` rings of S mbarriers per load (count 1: the producer's
-    expect_tx); an `empty` ring of S mbarriers (count num_warps * 32: every consumer arrives)
+    expect_tx); an `empty` ring of S mbarriers and a spare (count num_warps * 32: every
+    consumer arrives; the spare takes arrivals that release nothing, nobody waits on it)
     init_barrier of each ring; tilegpu.barrier (every thread sees the inits)
     "tilegpu.warp_specialize"() ({   producer region:
         the pure scalar ops before the loop that the loads need, cloned
@@ -28,7 +29,8 @@ After it runs, such a kernel is
           release: arrive_barrier(empty[%slot]) at the end of the body; when the body's last
             wgmma can stay in flight (as tilegpu-pipeline makes it), it does, a wait for one
             pending group follows it, and the slot of the previous trip, which that wait
-            retires, is released there instead (from the second trip on)
+            retires, is released there instead (from the second trip on; the first arrives on
+            the spare: a branch between a wgmma and its wait makes ptxas serialise them all)
           ... }
         (warpgroup_dot_wait for none pending) inval_barrier of every ring, dealloc
         ... the rest of the kernel
@@ -153,7 +155,7 @@ class _Specializer(_Pipeliner):
             rings = [tilegpu.local_alloc(tilegpu.MemDesc((S, *s.desc.shape), s.desc.element_type,
                                                          s.desc.layout, True)) for s in stages]
             fulls = [tilegpu.local_alloc(tilegpu.barrier_memdesc(1, S)) for _ in stages]
-            empty = tilegpu.local_alloc(tilegpu.barrier_memdesc(1, S))
+            empty = tilegpu.local_alloc(tilegpu.barrier_memdesc(1, S + 1))  # + a spare
             for full in fulls:
                 tilegpu.init_barrier(full, 1)
             tilegpu.init_barrier(empty, consumers)
@@ -270,11 +272,11 @@ class _Specializer(_Pipeliner):
         if self.wgmma is not None:
             with ir.InsertionPoint.after(self.wgmma.dot), op.location:
                 self.wgmma.wait()
-                later = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ne, loop.iv, lb), [],
-                                 has_else=False)
-                with ir.InsertionPoint(later.then_block):
-                    tilegpu.arrive_barrier(rings.empty_at(rings.before(slot)))
-                    scf.YieldOp([])
+                # no branch here, between a wgmma and the wait for it (ptxas would serialise
+                # every wgmma, C7514): the first trip arrives on the ring's spare barrier
+                later = arith.cmpi(arith.CmpIPredicate.ne, loop.iv, lb)
+                tilegpu.arrive_barrier(rings.empty_at(
+                    arith.select(later, rings.before(slot), _i32(S))))
         with ir.InsertionPoint(old_yield), op.location:
             if self.wgmma is None:
                 tilegpu.arrive_barrier(rings.empty_at(slot))
@@ -288,12 +290,10 @@ class _Specializer(_Pipeliner):
                 # the last trip's slot, read by the group the wait after the loop retired:
                 # released there, or the producer, already on the next tile, would wait forever
                 with ir.InsertionPoint.after(self.wgmma.final), op.location:
-                    ran = scf.IfOp(arith.cmpi(arith.CmpIPredicate.slt, lb, ub), [],
-                                   has_else=False)
-                    with ir.InsertionPoint(ran.then_block):
-                        out_slot = list(new_loop.results)[-2]
-                        tilegpu.arrive_barrier(rings.empty_at(rings.before(out_slot)))
-                        scf.YieldOp([])
+                    ran = arith.cmpi(arith.CmpIPredicate.slt, lb, ub)
+                    out_slot = list(new_loop.results)[-2]
+                    tilegpu.arrive_barrier(rings.empty_at(
+                        arith.select(ran, rings.before(out_slot), _i32(S))))
         for old, new in zip(op.results, results):
             old.replace_all_uses_with(new)
         op.erase()

@@ -1,6 +1,6 @@
 """wgmma without a GPU: which instruction `tl.dot` gets per target, and the benchmarked matmul
 configurations compiled to cubin (ptxas runs on the CPU) without spills and without ptxas
-serialising their wgmma instructions (it says so in `-v` as C7510, C7511 or C7515, which the
+serialising their wgmma instructions (it says so in `-v` as C7510, C7511, C7514 or C7515, which the
 metadata records in `wgmma_serialized`)."""
 from __future__ import annotations
 
@@ -114,6 +114,13 @@ def test_ptxas_serialisation_notes_are_recorded():
     injected = ptxas_stats("ptxas info    : (C7519) warpgroup.arrive is injected in around line "
                            "546 by compiler to allow use of registers in GMMA in function 'k'\n")
     assert [n[:7] for n in injected["wgmma_arrives_injected"]] == ["(C7519)"]
+    assert injected["wgmma_serialized"] == []
+    # a branch between a wgmma and its wait (met in warp-specialised loops; missed before)
+    branch = ptxas_stats("ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async "
+                         "instructions are serialized due to non wgmma instructions reading "
+                         "accumulator registers of  a wgmma between start and end of the "
+                         "pipeline stage in the function 'mm'\n")
+    assert [n[:7] for n in branch["wgmma_serialized"]] == ["(C7514)"]
 
 
 
