@@ -329,13 +329,11 @@ class WarpSpecialize(Pass):
         if check_division(num_warps, WARPGROUP, PRODUCER_REGISTERS,
                           consumer_registers(num_warps, WARPGROUP, PRODUCER_REGISTERS)):
             return  # not whole warpgroups, or no room for a producer: the hint is dropped
-        done: set = set()
-        for loop in ops_in(module, "scf.for"):
-            if WS_ATTR not in loop.attributes or \
-                    not ir.IntegerAttr(loop.attributes[WS_ATTR]).value:
-                continue
-            kernel = loop.parent
-            if kernel in done:
-                continue
-            if _Specializer(loop, loop_stages(loop, self.num_stages), num_warps).run():
-                done.add(kernel)
+        for kernel in ops_in(module, "func.func"):
+            # the first marked loop that qualifies; a split rewrites the kernel (the loops
+            # found before it are gone), so the search of this kernel ends there
+            for loop in ops_in(kernel, "scf.for"):
+                if WS_ATTR in loop.attributes and \
+                        ir.IntegerAttr(loop.attributes[WS_ATTR]).value and \
+                        _Specializer(loop, loop_stages(loop, self.num_stages), num_warps).run():
+                    break

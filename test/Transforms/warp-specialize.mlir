@@ -284,3 +284,55 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// Two marked loops one after the other: the first is split off; the second, now in the
+// consumer region, stays the consumers' (a kernel gets one split).
+// CHECK-LABEL: func.func @two_marked
+// CHECK: "tilegpu.warp_specialize"() ({
+// CHECK: }, {
+// CHECK: "tilegpu.async_tma_copy_global_to_local"
+// CHECK-NOT: "tilegpu.warp_specialize"
+// CHECK: return
+#b = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[128, 64], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @two_marked(%map: !llvm.ptr, %n: i32, %out: tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c128 = arith.constant 128 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf16, #b>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf16, #b>) : i32 {
+      %row = arith.muli %i, %c128 : i32
+      %bar = "tilegpu.local_alloc"() : () -> !bar
+      "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+      %buf = "tilegpu.local_alloc"() : () -> !buf
+      "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %row, %c0) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+      %phase = arith.constant 0 : i32
+      "tilegpu.wait_barrier"(%bar, %phase) : (!bar, i32) -> ()
+      %x = "tilegpu.local_load"(%buf) : (!buf) -> tensor<128x64xf16, #b>
+      "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+      %s = arith.addf %acc, %x : tensor<128x64xf16, #b>
+      scf.yield %s : tensor<128x64xf16, #b>
+    } {tile.warp_specialize = 1 : i32}
+    %r2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %r) -> (tensor<128x64xf16, #b>) : i32 {
+      %row = arith.muli %i, %c128 : i32
+      %bar = "tilegpu.local_alloc"() : () -> !bar
+      "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+      %buf = "tilegpu.local_alloc"() : () -> !buf
+      "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %row, %c1) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+      %phase = arith.constant 0 : i32
+      "tilegpu.wait_barrier"(%bar, %phase) : (!bar, i32) -> ()
+      %x = "tilegpu.local_load"(%buf) : (!buf) -> tensor<128x64xf16, #b>
+      "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+      %s = arith.addf %acc, %x : tensor<128x64xf16, #b>
+      scf.yield %s : tensor<128x64xf16, #b>
+    } {tile.warp_specialize = 1 : i32}
+    "tile.store"(%out, %r2) {cache = "none", evict = "evict_normal"} : (tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<128x64xf16, #b>) -> ()
+    return
+  }
+}
