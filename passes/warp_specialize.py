@@ -39,6 +39,14 @@ After it runs, such a kernel is
     func.return
 The producer runs up to S trips ahead of the slowest consumer. C is the most registers the
 consumers can raise to beside a 40-register producer warpgroup (analysis/registers.py).
+
+A persistent kernel's tile loop qualifies too when it is marked and exactly one loop directly
+in its body holds the TMA loads (the K loop): their coordinates may then also come from the
+tile loop's induction variable through pure scalar ops of its body. The producer region then
+repeats the tile loop (those ops cloned) around its producing loop, and the consumers' tile
+loop carries the ring's slot and phase into and out of their K loop, so the producer loads the
+next tile while the consumers finish this one. With a wgmma kept in flight, the K loop's last
+slot is released after the wait that follows the loop (on the spare when it ran no trip).
 """
 from __future__ import annotations
 
