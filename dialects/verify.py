@@ -21,7 +21,7 @@ from mlir import ir
 from tilec.diagnostics import Diagnostic, DiagnosticError, file_line_col
 from tilec.analysis.registers import check_division
 from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR, memdesc_bytes
-from tilec.passbase import NUM_WARPS, TARGET, THREADS_PER_WARP
+from tilec.passbase import NUM_WARPS, TARGET, THREADS_PER_WARP, module_num_warps
 from tilec.dialects import tile
 from tilec.dialects.params import split_parameters
 from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
@@ -559,9 +559,7 @@ def _warp_specialize(op) -> str | None:
     parent = op.parent
     while parent is not None and parent.name != "builtin.module":
         parent = parent.parent
-    num_warps = 4  # what convert-tilegpu-to-llvm assumes without the attribute
-    if parent is not None and "tilegpu.num_warps" in parent.attributes:
-        num_warps = int_value(parent.attributes["tilegpu.num_warps"], "tilegpu.num_warps")
+    num_warps = module_num_warps(parent) if parent is not None else 4
     problem = check_division(num_warps, _int_attr(op, "producer_warps"),
                              _int_attr(op, "producer_registers"),
                              _int_attr(op, "consumer_registers"))

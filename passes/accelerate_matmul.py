@@ -58,8 +58,8 @@ from tilec.analysis.wgmma import instruction_fits, nvmma_layout
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
                                     NvmmaSharedLayout, SharedLayout, transposed_order)
-from tilec.passbase import (TARGET, Option, Pass, ops_in, register, require_layouts,
-                             target_arch)
+from tilec.passbase import (TARGET, Option, Pass, module_num_warps, ops_in, register,
+                             require_layouts, target_arch)
 
 MMA_INSTR = (16, 8)  # m, n of mma.sync; k = 8 * k_width
 
@@ -380,9 +380,7 @@ class AccelerateMatmul(Pass):
 
     def run(self, module: ir.Operation) -> None:
         require_layouts(self, module)
-        attrs = module.attributes
-        num_warps = ir.IntegerAttr(attrs["tilegpu.num_warps"]).value \
-            if "tilegpu.num_warps" in attrs else 4
+        num_warps = module_num_warps(module)
         arch = target_arch(module, self.target)
         staged = _Staged()
         for op in ops_in(module, "tile.dot"):

@@ -31,7 +31,8 @@ from mlir import ir
 from tilec.analysis.axis_info import analyze
 from tilec.lowering import Lowering, LoweringError
 from tilec.lowering.context import value_type
-from tilec.passbase import Option, Pass, register, require_layouts, target_arch
+from tilec.passbase import (Option, Pass, module_num_warps, register, require_layouts,
+                             target_arch)
 from tilec.passes.tensormap_params import TENSORMAPS_ATTR
 
 # The float ops whose `contract` flag lets LLVM fuse a multiply with an add or subtract of it.
@@ -88,8 +89,7 @@ class ConvertTileGPUToLLVM(Pass):
     def run(self, module: ir.Operation) -> None:
         require_layouts(self, module)
         attrs = module.attributes
-        num_warps = ir.IntegerAttr(attrs["tilegpu.num_warps"]).value \
-            if "tilegpu.num_warps" in attrs else 4
+        num_warps = module_num_warps(module)
         threads_per_warp = ir.IntegerAttr(attrs["tilegpu.threads_per_warp"]).value \
             if "tilegpu.threads_per_warp" in attrs else 32
         arch = target_arch(module)

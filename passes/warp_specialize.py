@@ -57,7 +57,7 @@ from tilec.analysis.op_facts import is_pure
 from tilec.analysis.registers import (PRODUCER_REGISTERS, WARPGROUP, check_division,
                                       consumer_registers)
 from tilec.dialects import tilegpu
-from tilec.passbase import Pass, ops_in, register, require_layouts
+from tilec.passbase import Pass, module_num_warps, ops_in, register, require_layouts
 from tilec.passes.pipeline import (NUM_STAGES, _AsyncDot, _barrier_slot, _clone_slice, _i32,
                                    _Loop, _owner, _Pipeliner, _subview, _tma_candidates,
                                    loop_stages, next_slot)
@@ -331,9 +331,7 @@ class WarpSpecialize(Pass):
 
     def run(self, module: ir.Operation) -> None:
         require_layouts(self, module)
-        attrs = module.attributes
-        num_warps = ir.IntegerAttr(attrs["tilegpu.num_warps"]).value \
-            if "tilegpu.num_warps" in attrs else 4
+        num_warps = module_num_warps(module)
         if check_division(num_warps, WARPGROUP, PRODUCER_REGISTERS,
                           consumer_registers(num_warps, WARPGROUP, PRODUCER_REGISTERS)):
             return  # not whole warpgroups, or no room for a producer: the hint is dropped

@@ -157,6 +157,14 @@ def target_arch(module: ir.Operation, default: str = "cuda:90") -> int:
     return int(target.partition(":")[2] or 0)
 
 
+def module_num_warps(module: ir.Operation, default: int = 4) -> int:
+    """The module's tilegpu.num_warps (convert-tile-to-tilegpu sets it; `default` where it is
+    absent)."""
+    attrs = module.attributes
+    return ir.IntegerAttr(attrs["tilegpu.num_warps"]).value if "tilegpu.num_warps" in attrs \
+        else default
+
+
 def op_with_tensor(module: ir.Operation, laid_out: bool) -> ir.Operation | None:
     """The first op (pre-order) with a result or block argument (a function's too) that is a
     tensor with a layout (`laid_out`) or without one; None when there is none."""
