@@ -173,38 +173,52 @@ def _warp_offsets(ctx: Lowering, linear) -> list[ir.Value]:
     return out
 
 
-class Elements(Distributed):
-    """A tile read from shared memory one element a register, each loaded when first asked
-    for (`register(coord)`): a dot lowered right after (`_dot_follows`) loads a K step's
-    operands next to the instructions using them instead of holding all of them at once;
-    `values` loads whatever is left."""
+class _Lazy(Distributed):
+    """A tile of shared memory whose registers are loaded when first asked for
+    (`register(coord)`; the subclass's `_load(reg)` fills register `reg`, and may fill others
+    with it), so a dot lowered right after (`_dot_follows`) loads a K step's operands next to
+    the instructions using them instead of holding all of them at once; `values` loads
+    whatever is left."""
 
-    def __init__(self, ctx: Lowering, buffer: SharedBuffer, layout, shape, element: ir.Type):
+    def __init__(self, buffer: SharedBuffer, layout, shape):
         self.layout, self.shape = layout, tuple(shape)
-        self.ctx, self.buffer, self.element = ctx, buffer, element
-        linear = to_linear(layout, self.shape)
-        self.where = linear.register_index()
-        self.loaded: list[ir.Value | None] = [None] * linear.num_registers
+        self.buffer = buffer
+        self.linear = to_linear(layout, self.shape)
+        self.where = self.linear.register_index()
+        self.loaded: list[ir.Value | None] = [None] * self.linear.num_registers
 
     @property
     def values(self) -> list[ir.Value]:
         for reg in range(len(self.loaded)):
-            self._load(reg)
+            self._get(reg)
         return list(self.loaded)
 
     def register(self, coord) -> ir.Value:
-        reg = self.where[coord]
-        self._load(reg)
+        """The value of the register at (thread-relative) `coord`, loaded if it is not yet."""
+        return self._get(self.where[coord])
+
+    def _get(self, reg: int) -> ir.Value:
+        if self.loaded[reg] is None:
+            self._load(reg)
         return self.loaded[reg]
 
     def _load(self, reg: int) -> None:
-        if self.loaded[reg] is None:
-            address = self.buffer.address(coordinate(self.ctx, self.layout, self.shape, reg))
-            self.loaded[reg] = from_memory(llvm.load(self.buffer.element, address),
-                                           self.element)
+        raise NotImplementedError
 
 
-class Fragments(Distributed):
+class Elements(_Lazy):
+    """A tile read from shared memory one element a register (`_Lazy`)."""
+
+    def __init__(self, ctx: Lowering, buffer: SharedBuffer, layout, shape, element: ir.Type):
+        super().__init__(buffer, layout, shape)
+        self.ctx, self.element = ctx, element
+
+    def _load(self, reg: int) -> None:
+        address = self.buffer.address(coordinate(self.ctx, self.layout, self.shape, reg))
+        self.loaded[reg] = from_memory(llvm.load(self.buffer.element, address), self.element)
+
+
+class Fragments(_Lazy):
     """Fragments of A (op 0, [M, K]) or B (op 1, [K, N]) for mma.sync m16n8k16, loaded with
     ldmatrix when first asked for (`register(coord)`), so a dot lowered right after emits each
     load next to the instructions using it and keeps only a K step of fragments live; `values`
@@ -214,11 +228,8 @@ class Fragments(Distributed):
     tiles of this thread."""
 
     def __init__(self, ctx: Lowering, buffer: SharedBuffer, layout: DotOperandLayout, shape):
-        self.layout, self.shape = layout, tuple(shape)
-        self.buffer = buffer
-        linear = to_linear(layout, self.shape)
-        self.where = linear.register_index()
-        self.loaded: list[ir.Value | None] = [None] * linear.num_registers
+        super().__init__(buffer, layout, shape)
+        linear = self.linear
         self.k_dim = 1 if layout.op_idx == 0 else 0
         self.other = 1 - self.k_dim
         self.trans = buffer.desc.layout.order[0] != self.k_dim
@@ -236,24 +247,17 @@ class Fragments(Distributed):
             self.tiles = [tuple(origins[i:i + 2]) for i in range(0, len(origins), 2)]
         self.tile_of = {o: t for t in self.tiles for o in t}
 
-    @property
-    def values(self) -> list[ir.Value]:
-        for coord in self.where:
-            self.register(coord)
-        return list(self.loaded)
+    def _load(self, reg: int) -> None:
+        """The fragment holding register `reg` (and the registers it shares an ldmatrix
+        with)."""
+        coord = self.linear.register_coords(reg)
+        k0 = coord[self.k_dim] - coord[self.k_dim] % 16
+        o = coord[self.other]
+        if self.layout.op_idx == 0:
+            o -= o % 16
+        self._load_matrices(k0, self.tile_of[o])
 
-    def register(self, coord) -> ir.Value:
-        """The value of the register at (thread-relative) `coord`, loading its fragment."""
-        reg = self.where[coord]
-        if self.loaded[reg] is None:
-            k0 = coord[self.k_dim] - coord[self.k_dim] % 16
-            o = coord[self.other]
-            if self.layout.op_idx == 0:
-                o -= o % 16
-            self._load(k0, self.tile_of[o])
-        return self.loaded[reg]
-
-    def _load(self, k0: int, tile: tuple) -> None:
+    def _load_matrices(self, k0: int, tile: tuple) -> None:
         i32_ = i32
         # Where this lane's row starts, per dimension: the tile's constant origin plus the
         # lane's and warp's offset (kept apart, so tiles share one address computation).
