@@ -361,6 +361,27 @@ irdl.dialect @tile {
     irdl.operands(condition: %condition)
   }
 
+  // A TMA map made in the kernel (tl.make_tensor_descriptor): the 2-D tensor at `base` of
+  // `dims` elements (i64, outermost first) and outer `strides` (i64 elements; the innermost
+  // stride is 1), moved in boxes of `box` elements (outermost first) with the shared layout of
+  // `swizzle` bytes, out-of-bounds elements zero. The map is written into slot `slot` of this
+  // program's part of the kernel's global scratch `scratch` (256 bytes a slot: the map, then
+  // 128 zero bytes), fenced for the tensormap proxy; the result is its generic address, the
+  // `map` operand of tile.tma_load / tile.tma_store. A tensor with a zero-sized dimension maps
+  // the slot's zero bytes as a 1 x 1 tensor instead (every box then reads as zeros).
+  irdl.operation @make_tensormap {
+    %scratch = irdl.any
+    %base = irdl.any
+    %i64 = irdl.is i64
+    %map = irdl.is !llvm.ptr
+    %box = irdl.base "#builtin.dense_array"
+    %swizzle = irdl.base "#builtin.integer"
+    %slot = irdl.base "#builtin.integer"
+    irdl.attributes { "box" = %box, "swizzle" = %swizzle, "slot" = %slot }
+    irdl.operands(scratch: %scratch, base: %base, dims: variadic %i64, strides: variadic %i64)
+    irdl.results(map: %map)
+  }
+
   // The block of a host tensor descriptor at `offsets` (one i32 per dimension, outermost
   // first), moved by the Tensor Memory Accelerator: `map` is the kernel's by-value TMA map
   // parameter (an !llvm.ptr to it), `swizzle` the map's swizzle span in bytes (32, 64 or 128:

@@ -152,6 +152,16 @@ def tma_load(tensormap: ir.Value, offsets: Sequence[ir.Value], result: ir.Type,
                    {"swizzle": _i32(swizzle)}).result
 
 
+def make_tensormap(scratch: ir.Value, base: ir.Value, dims: Sequence[ir.Value],
+                   strides: Sequence[ir.Value], box: Sequence[int], swizzle: int,
+                   slot: int) -> ir.Value:
+    attrs = {"box": ir.DenseI32ArrayAttr.get(list(box)), "swizzle": _i32(swizzle),
+             "slot": _i32(slot),
+             "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, len(dims), len(strides)])}
+    return _create("make_tensormap", [ir.Type.parse("!llvm.ptr")],
+                   [scratch, base, *dims, *strides], attrs).result
+
+
 def tma_store(tensormap: ir.Value, value: ir.Value, offsets: Sequence[ir.Value],
               swizzle: int) -> ir.Operation:
     return _create("tma_store", [], [tensormap, value, *offsets], {"swizzle": _i32(swizzle)})

@@ -267,6 +267,30 @@ def _tma_block(op, result: ir.Type, offsets: list) -> str | None:
     return None
 
 
+def _make_tensormap(op) -> str | None:
+    """An in-kernel TMA map: a 2-D tensor of 8-, 16- or 32-bit elements, boxes of whole
+    swizzle spans, a slot of a global scratch of bytes."""
+    sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+    scratch, base = op.operands[0].type, op.operands[1].type
+    if _is_tensor(scratch) or _text(_element(scratch)) != "!tile.ptr<i8, 1 : i32>":
+        return f"scratch must be a scalar !tile.ptr<i8, 1 : i32>, got {scratch}"
+    element = None if _is_tensor(base) else _pointee(base)
+    if element is None or _bits(element) not in (8, 16, 32):
+        return f"base must be a scalar pointer to 8-, 16- or 32-bit elements, got {base}"
+    if sizes[2:] != [2, 1]:
+        return f"a map of a 2-D tensor takes 2 dims and 1 stride, got {sizes[2]} and {sizes[3]}"
+    box = list(ir.DenseI32ArrayAttr(op.attributes["box"]))
+    swizzle, slot = _int_attr(op, "swizzle"), _int_attr(op, "slot")
+    if len(box) != 2 or any(not 1 <= b <= 256 for b in box):
+        return f"box must hold 2 sizes of 1 to 256 elements, got {box}"
+    if swizzle not in TMA_SWIZZLES:
+        return f"swizzle must be one of {list(TMA_SWIZZLES)} bytes, got {swizzle}"
+    if box[1] * _bits(element) // 8 != swizzle:
+        return (f"the box's fastest dimension ({box[1]} x {element}) must span the "
+                f"{swizzle}-byte swizzle")
+    return None if slot >= 0 else f"slot must be non-negative, got {slot}"
+
+
 def _store(op) -> str | None:
     ptr, value = op.operands[0].type, op.operands[1].type
     pointee = _pointee(ptr)
@@ -628,7 +652,7 @@ RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tilegpu.arrive_barrier": _arrive_barrier, "tilegpu.warp_specialize": _warp_specialize,
     "tilegpu.async_tma_copy_global_to_local": _tma_copy, "tile.tma_store": _tma_store,
     "tilegpu.async_tma_copy_local_to_global": _tma_store_copy,
-    "tilegpu.tma_store_wait": _tma_store_wait,
+    "tilegpu.tma_store_wait": _tma_store_wait, "tile.make_tensormap": _make_tensormap,
 }
 
 

@@ -34,12 +34,13 @@ from tilec.context import make_context
 from tilec.diagnostics import DiagnosticError, user_file_line_col
 from tilec.errors import CompilationError, OutOfResources
 from tilec.frontend import checks
+from tilec.frontend.builder import COMPILER as MLIR_BUILDER
 from tilec.frontend.codegen import CodeGenerator
 from tilec.kernel import JITFunction, jit_function_of
 from tilec.language.block_pointer import tensor_descriptor
 from tilec.language.core import SemanticError, tensor
 from tilec import remote_cache, tma
-from tilec.analysis.wgmma import nvmma_layout
+from tilec.analysis.wgmma import tma_box
 from tilec.language.dtypes import dtype, parse_type, tensormap_type
 from tilec.passes.tilegpu_to_llvm import producer_warps
 from tilec.passmanager import PipelineOptions, parse_pipeline, run_pipeline
@@ -199,7 +200,8 @@ STAGES = (
         "gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,convert-nvvm-to-llvm,"
         "convert-arith-to-llvm,canonicalize,"
         "cse),tilegpu-tensormap-params,"
-        f"nvvm-attach-target{{chip={_chip(options)} features=+ptx80 O=3 l={find_libdevice()}}},"
+        f"nvvm-attach-target{{chip={_chip(options)} features={PTX_FEATURES} O=3 "
+        f"l={find_libdevice()}}},"
         "reconcile-unrealized-casts,gpu-module-to-binary{format=isa}")),
 )
 # Every stage a compilation can stop after: the pass stages, then ptxas' cubin.
@@ -354,16 +356,21 @@ def _compile(fn: JITFunction, key: tuple, options: CompileOptions, stop_after: s
     descriptors = {p.name: 0 for p, k in zip(fn.params, key) if k[0] == "descriptor"}
     descriptors.update({m["name"]: m["swizzle"] for m in tensormaps})
     module = generate_tile_ir(fn, params, constants, context, debug=options.debug,
-                              descriptors=descriptors)
+                              descriptors=descriptors, target_arch=parse_target(options.target))
     asm = {}
     metadata = {"name": fn.__name__, "num_warps": options.num_warps,
                 "num_stages": options.num_stages, "target": options.target}
     if tensormaps:
         metadata["tensormaps"] = tensormaps
+    if SCRATCH_ATTR in module.attributes:  # bytes a program of the launch (see Launcher)
+        metadata["global_scratch"] = ir.IntegerAttr(module.attributes[SCRATCH_ATTR]).value
     if options.maxnreg is not None:
         metadata["maxnreg"] = options.maxnreg
     for stage in STAGES:
-        _run_stage(module, stage.name, f"builtin.module({stage.passes(options)})", fn)
+        passes = stage.passes(options)
+        if "global_scratch" in metadata:  # tensormap.replace and its fences: PTX ISA 8.3
+            passes = passes.replace(f"features={PTX_FEATURES}", f"features={PTX_TENSORMAP}")
+        _run_stage(module, stage.name, f"builtin.module({passes})", fn)
         if stage.name == "ptx":
             asm["ptx"] = limit_registers(ptx_from_gpu_binary(module.operation.get_asm()),
                                          options.maxnreg)
@@ -609,7 +616,10 @@ def _to_cache(cache_key: str, kernel: CompiledKernel) -> None:
         remote.put("kernel", cache_key, files)
 
 
+PTX_FEATURES = "+ptx80"  # the PTX ISA every kernel is written in,
+PTX_TENSORMAP = "+ptx83"  # and that of kernels making TMA maps (tensormap.replace)
 MAP_PART = "map"  # a TMA descriptor's map parameter is named `name.map`
+SCRATCH_ATTR = "tile.global_scratch"  # the scratch parameter, and the bytes a program uses
 
 
 def tma_descriptor(name: str, parts: tuple, params: list[KernelParam],
@@ -625,15 +635,15 @@ def tma_descriptor(name: str, parts: tuple, params: list[KernelParam],
     block_shape, padding = parts[-2][1], parts[-1][1]
     rank = len(block_shape)
     element = base_type[1:]
-    if (parse_target(options.target) < 90 or rank != 2 or padding != "zero" or
-            not base_aligned or tma.ELEMENT_BYTES.get(element) not in (1, 2, 4) or
-            any(b > tma.MAX_BOX for b in block_shape)):
+    if (parse_target(options.target) < 90 or padding != "zero" or not base_aligned or
+            element not in tma.ELEMENT_BYTES):
         return None
-    layout = nvmma_layout(block_shape, (1, 0), 8 * tma.ELEMENT_BYTES[element])
+    found = tma_box(block_shape, 8 * tma.ELEMENT_BYTES[element])
     sizes, strides = runtime[:rank], runtime[rank:]
-    if layout is None or strides[-1] != ("constexpr", 1) or any(
+    if found is None or strides[-1] != ("constexpr", 1) or any(
             kind == "constexpr" or not aligned for kind, aligned in strides[:-1]):
         return None
+    box, swizzle = found
     index = {p.name: i for i, p in enumerate(params)}
 
     def part(i: int, key: tuple) -> list:
@@ -642,7 +652,7 @@ def tma_descriptor(name: str, parts: tuple, params: list[KernelParam],
     return {"name": name, "param": len(params), "element": element, "base": index[f"{name}.0"],
             "shape": [part(1 + d, k) for d, k in enumerate(sizes)],
             "strides": [part(1 + rank + d, k) for d, k in enumerate(strides)],
-            "box": [block_shape[0], layout.block_width], "swizzle": layout.swizzle,
+            "box": list(box), "swizzle": swizzle,
             "padding": padding}
 
 
@@ -655,11 +665,15 @@ def _parameter_type(fn: JITFunction, param: KernelParam) -> ir.Type:
 
 def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict[str, Any],
                      context: ir.Context, debug: bool = False,
-                     descriptors: dict[str, int] | None = None) -> ir.OpView:
+                     descriptors: dict[str, int] | None = None,
+                     target_arch: int = 90) -> ir.OpView:
     """The frontend's `tile` IR for `fn` with `params` as arguments and `constants` folded
     (device_assert only when `debug`); the parameters named in `descriptors` are host tensor
     descriptors passed by their parts, those given a swizzle there (not 0) with a TMA map
-    parameter (`name.map`) too."""
+    parameter (`name.map`) too. On sm_`target_arch` >= 90 descriptors made in the kernel may
+    get TMA maps, written to a global scratch: the kernel then takes one more parameter, last
+    (marked `tile.global_scratch`), and the module's `tile.global_scratch` attribute gives the
+    bytes each program uses of it."""
     descriptors = descriptors or {}
     def_loc = ir.Location.file(fn.filename, fn.def_line, fn.indent + 1, context=context)
     with context, def_loc:
@@ -685,11 +699,18 @@ def generate_tile_ir(fn: JITFunction, params: list[KernelParam], constants: dict
         scope = nest(scope)  # tuple arguments' elements (`name.0`, ...) back into tuples
         for name, swizzle in descriptors.items():
             scope[name] = tensor_descriptor.from_parts(scope[name], maps.get(name), swizzle)
-        with ir.InsertionPoint(entry):
+        with ir.InsertionPoint(entry), MLIR_BUILDER.kernel(target_arch, entry) as state:
             generator = CodeGenerator(fn, scope, debug=debug)
             if generator.generate_body() is not None:
                 raise checks.kernel_return_error(fn, generator.return_node)
             func.ReturnOp([])
+        if state.scratch is not None:  # maps made in the kernel: the scratch parameter, last
+            kernel.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get([a.type for a in entry.arguments], []))
+            kernel.arg_attrs = ir.ArrayAttr.get(
+                arg_attrs + [ir.DictAttr.get({SCRATCH_ATTR: ir.UnitAttr.get()})])
+            module.operation.attributes[SCRATCH_ATTR] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(32), state.maps * tma.DEVICE_MAP_SLOT_BYTES)
         try:
             module.operation.verify()
         except ir.MLIRError as err:

@@ -175,8 +175,11 @@ _ALLOCATOR: list = [None]
 
 def set_allocator(allocator) -> None:
     """Triton's `set_allocator(fn)`: `fn(size, alignment, stream)` gives global scratch memory
-    to kernels that need it (Triton's in-kernel TMA descriptors do). tilec keeps it; nothing
-    tilec compiles asks for scratch yet (descriptors are lowered to masked pointer blocks)."""
+    (an object with `data_ptr()`, a CuPy array, or an address) to kernels that need it: on
+    sm_90 a kernel making tensor descriptors (`tl.make_tensor_descriptor`) writes their TMA
+    maps there, 256 bytes a map and program, asked for at every launch on the launch's
+    stream. Without an allocator tilec takes the memory from torch's caching allocator when
+    torch tensors are passed, else from CuPy's pool (Triton requires one)."""
     if allocator is not None and not callable(allocator):
         raise TypeError(f"set_allocator takes a function (size, alignment, stream) -> buffer, "
                         f"got {type(allocator).__name__}")
@@ -557,6 +560,15 @@ class Driver:
     def current_context(self) -> int:
         return self.cupy.cuda.driver.ctxGetCurrent()
 
+    def scratch(self, nbytes: int, torch_arrays: bool, device: int, stream: int):
+        """`nbytes` of global memory for one launch on `stream` when no allocator was set
+        (see set_allocator): the object holding it, which the launch keeps until the kernel is
+        queued (freeing it then is ordered after the kernel on that stream, by both pools)."""
+        if torch_arrays:
+            import torch
+            return torch.empty(nbytes, dtype=torch.uint8, device=f"cuda:{device}")
+        return self.cupy.empty(nbytes, dtype=np.uint8)
+
     def load(self, cubin: bytes, name: str, shared: int, device: int):
         """(the module, which must stay loaded, and the CUfunction) of `cubin` on `device`."""
         cupy = self.cupy
@@ -602,7 +614,10 @@ class Launcher:
         self.kept = kept
         self.maps = [TensorMapSource.from_metadata(m)
                      for m in kernel.metadata.get("tensormaps", ())]
-        self.buffer = ArgumentBuffer(self.type_names)
+        # bytes of global scratch a program writes (TMA maps made in the kernel): the kernel
+        # then takes a pointer to scratch for the whole grid as its last parameter
+        self.scratch = kernel.metadata.get("global_scratch", 0)
+        self.buffer = ArgumentBuffer(self.type_names + ["pointer"] * bool(self.scratch))
         self._lock = threading.Lock()  # one launch packs the buffer at a time
         self._loaded: dict[int, tuple] = {}  # device -> (keep-alive, CUfunction)
         self._native = None
@@ -611,7 +626,7 @@ class Launcher:
         """The C launcher of this kernel (made on first use), or None where the C path cannot
         pack its parameters or has no driver. It makes each TMA map as `run` does, calling
         its source's `encode` only when the map's inputs differ from the last launch's."""
-        if self._native is None and native_ready() and all(
+        if self._native is None and native_ready() and not self.scratch and all(
                 slot_of(t).native is not None for t in self.type_names):
             self._native = native.Launcher(self.block, self.shared,
                                            [slot_of(t).native for t in self.type_names],
@@ -672,6 +687,13 @@ class Launcher:
                     f"cannot launch {self.name} on a GPU ({err}); set TILEC_INTERPRET=1 to run "
                     "it on the CPU") from err
             raise
+        scratch = None
+        if self.scratch:
+            nbytes = self.scratch * grid[0] * grid[1] * grid[2]
+            allocator = _ALLOCATOR[0]
+            scratch = (allocator(nbytes, tma.DEVICE_MAP_ALIGN, stream) if allocator is not None
+                       else DRIVER.scratch(nbytes, torch_arrays, device, stream))
+            values.append(scratch_address(self.name, scratch))
         with self._lock:
             self.buffer.pack(values)
             try:
@@ -682,6 +704,16 @@ class Launcher:
                     raise
                 raise LaunchError(f"cuLaunchKernel of {self.name} failed: {err}") from err
         return torch_arrays
+
+
+def scratch_address(name: str, scratch) -> int:
+    """The address of a launch's global scratch (see set_allocator), checked."""
+    address = scratch if isinstance(scratch, int) else data_pointer(scratch)
+    if not isinstance(address, int) or address % tma.DEVICE_MAP_ALIGN:
+        raise ValueError(f"the global scratch given to {name} (by the allocator set with "
+                         f"tilec.set_allocator) is at {address!r}: it must be "
+                         f"{tma.DEVICE_MAP_ALIGN}-byte aligned device memory")
+    return address
 
 
 _DEVICE_ARRAY_TYPE: dict[type, bool] = {}

@@ -31,6 +31,11 @@ DATA_TYPES = {"u8": 0, "i8": 0, "fp8e4nv": 0, "fp8e5": 0, "fp8e4b15": 0, "fp8e4b
 ELEMENT_BYTES = {"u8": 1, "i8": 1, "fp8e4nv": 1, "fp8e5": 1, "fp8e4b15": 1, "fp8e4b8": 1,
                  "fp8e5b16": 1, "u16": 2, "i16": 2, "u32": 4, "i32": 4, "u64": 8, "i64": 8,
                  "fp16": 2, "fp32": 4, "fp64": 8, "bf16": 2}
+# A map made in a kernel (tl.make_tensor_descriptor on sm_90) takes a slot of the kernel's
+# global scratch: the 128-byte map, 64-byte aligned, then 128 zero bytes (what a map of a tensor
+# with no elements points at instead; tile.make_tensormap).
+DEVICE_MAP_SLOT_BYTES = 256
+DEVICE_MAP_ALIGN = 128
 _OOB_FILL = {"zero": 0, "nan": 1}  # CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE, _NAN_REQUEST_ZERO_FMA
 _L2_PROMOTION_128B = 2
 

@@ -160,6 +160,18 @@ func.func @tma_load(%map: !llvm.ptr, %i: i32, %j: i32) -> tensor<64x64xf16> {
   return %a : tensor<64x64xf16>
 }
 
+// A TMA map made in the kernel: the global scratch, the base pointer, the two sizes and the
+// outer stride (i64), the box (outermost first), the swizzle span and the scratch slot; the
+// map's generic address.
+// CHECK-LABEL: func.func @make_tensormap
+// CHECK-SAME: ([[S:%[^:]*]]: !tile.ptr<i8, 1 : i32>, [[P:%[^:]*]]: !tile.ptr<f16, 1 : i32>, [[M:%[^:]*]]: i64, [[N:%[^:]*]]: i64)
+// CHECK: [[MAP:%.*]] = "tile.make_tensormap"([[S]], [[P]], [[M]], [[N]], [[N]]) {box = array<i32: 128, 64>, operandSegmentSizes = array<i32: 1, 1, 2, 1>, slot = 2 : i32, swizzle = 128 : i32} : (!tile.ptr<i8, 1 : i32>, !tile.ptr<f16, 1 : i32>, i64, i64, i64) -> !llvm.ptr
+// CHECK: return [[MAP]]
+func.func @make_tensormap(%s: !tile.ptr<i8, 1 : i32>, %p: !tile.ptr<f16, 1 : i32>, %m: i64, %n: i64) -> !llvm.ptr {
+  %map = "tile.make_tensormap"(%s, %p, %m, %n, %n) {box = array<i32: 128, 64>, swizzle = 128 : i32, slot = 2 : i32, operandSegmentSizes = array<i32: 1, 1, 2, 1>} : (!tile.ptr<i8, 1 : i32>, !tile.ptr<f16, 1 : i32>, i64, i64, i64) -> !llvm.ptr
+  return %map : !llvm.ptr
+}
+
 // A TMA store: the map, the value (the block), one i32 offset per dimension of it (1-D and
 // 3-D too) and the swizzle span; no result.
 // CHECK-LABEL: func.func @tma_store

@@ -2306,3 +2306,39 @@ func.func @arrive_two(%bar: !tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 
   "tilegpu.arrive_barrier"(%bar) : (!tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
   return
 }
+
+// -----
+
+// A map made in the kernel describes a 2-D tensor: two sizes and one stride.
+func.func @make_tensormap_rank(%s: !tile.ptr<i8, 1 : i32>, %p: !tile.ptr<f16, 1 : i32>, %n: i64) {
+  // expected-error@+1 {{'tile.make_tensormap' op a map of a 2-D tensor takes 2 dims and 1 stride, got 3 and 2}}
+  %map = "tile.make_tensormap"(%s, %p, %n, %n, %n, %n, %n) {box = array<i32: 64, 64>, swizzle = 128 : i32, slot = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 3, 2>} : (!tile.ptr<i8, 1 : i32>, !tile.ptr<f16, 1 : i32>, i64, i64, i64, i64, i64) -> !llvm.ptr
+  return
+}
+
+// -----
+
+// Its box's fastest dimension is one swizzle span (one copy a column block).
+func.func @make_tensormap_box(%s: !tile.ptr<i8, 1 : i32>, %p: !tile.ptr<f16, 1 : i32>, %n: i64) {
+  // expected-error@+1 {{'tile.make_tensormap' op the box's fastest dimension (32 x f16) must span the 128-byte swizzle}}
+  %map = "tile.make_tensormap"(%s, %p, %n, %n, %n) {box = array<i32: 64, 32>, swizzle = 128 : i32, slot = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 2, 1>} : (!tile.ptr<i8, 1 : i32>, !tile.ptr<f16, 1 : i32>, i64, i64, i64) -> !llvm.ptr
+  return
+}
+
+// -----
+
+// TMA moves 8-, 16- and 32-bit elements.
+func.func @make_tensormap_element(%s: !tile.ptr<i8, 1 : i32>, %p: !tile.ptr<f64, 1 : i32>, %n: i64) {
+  // expected-error@+1 {{'tile.make_tensormap' op base must be a scalar pointer to 8-, 16- or 32-bit elements, got !tile.ptr<f64, 1 : i32>}}
+  %map = "tile.make_tensormap"(%s, %p, %n, %n, %n) {box = array<i32: 64, 16>, swizzle = 128 : i32, slot = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 2, 1>} : (!tile.ptr<i8, 1 : i32>, !tile.ptr<f64, 1 : i32>, i64, i64, i64) -> !llvm.ptr
+  return
+}
+
+// -----
+
+// The scratch is global bytes.
+func.func @make_tensormap_scratch(%s: !tile.ptr<f32, 1 : i32>, %p: !tile.ptr<f16, 1 : i32>, %n: i64) {
+  // expected-error@+1 {{'tile.make_tensormap' op scratch must be a scalar !tile.ptr<i8, 1 : i32>, got !tile.ptr<f32, 1 : i32>}}
+  %map = "tile.make_tensormap"(%s, %p, %n, %n, %n) {box = array<i32: 64, 64>, swizzle = 128 : i32, slot = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 2, 1>} : (!tile.ptr<f32, 1 : i32>, !tile.ptr<f16, 1 : i32>, i64, i64, i64) -> !llvm.ptr
+  return
+}

@@ -68,9 +68,9 @@ class _Memory:
     """Host memory standing in for device memory (kept alive by the array)."""
 
     def __init__(self, nbytes: int, offset: int):
-        self.buffer = ctypes.create_string_buffer(nbytes + 64)
+        self.buffer = ctypes.create_string_buffer(nbytes + 128)
         base = ctypes.addressof(self.buffer)
-        self.ptr = base + (-base % 64) + offset
+        self.ptr = base + (-base % 128) + offset
 
 
 class FakeCupyArray:
@@ -124,6 +124,7 @@ class FakeDriver(runtime.Driver):
     fail_with: str | None = None  # a driver error for every launch
     device: int = 0
     tensor_maps: list = field(default_factory=list)  # the arguments of each tensor_map call
+    scratches: list = field(default_factory=list)  # (bytes, torch?, stream, address) a launch
 
     def __post_init__(self):
         super().__init__()
@@ -157,6 +158,12 @@ class FakeDriver(runtime.Driver):
     def stream(self, torch_arrays: bool, device: int) -> int:
         return TORCH_STREAM if torch_arrays else CUPY_STREAM
 
+    def scratch(self, nbytes, torch_arrays, device, stream):
+        """Host memory standing in for the launch's global scratch (recorded in `scratches`)."""
+        memory = _Memory(nbytes, 0)
+        self.scratches.append((nbytes, torch_arrays, stream, memory.ptr))
+        return memory.ptr  # (nothing is written there: the memory may go)
+
     def tensor_map(self, element, address, shape, strides, box, swizzle, padding) -> bytes:
         self.tensor_maps.append((element, address, tuple(shape), tuple(strides), tuple(box),
                                  swizzle, padding))
@@ -173,7 +180,8 @@ class FakeDriver(runtime.Driver):
 
     def _record(self, path, function, grid, block, shared, stream, params) -> None:
         kernel = self.kernels[function]
-        slots = (ctypes.c_void_p * max(len(kernel.params), 1)).from_address(params)
+        count = len(kernel.params) + bool(kernel.metadata.get("global_scratch"))
+        slots = (ctypes.c_void_p * max(count, 1)).from_address(params)
         values = []
         for i, p in enumerate(kernel.params):
             name = p.type.codegen_name()
@@ -182,8 +190,10 @@ class FakeDriver(runtime.Driver):
                 continue
             reader = ctypes.c_uint64 if name.startswith("*") else _READERS[name]
             values.append(reader.from_address(slots[i]).value)
+        if count > len(kernel.params):  # the global scratch, last
+            values.append(ctypes.c_uint64.from_address(slots[count - 1]).value)
         self.launches.append(Launch(path, kernel.name, tuple(grid), block, shared, stream,
-                                    values, [slots[i] for i in range(len(kernel.params))]))
+                                    values, [slots[i] for i in range(count)]))
 
     def launch(self, function, grid, block, shared, stream, params, cooperative=False) -> None:
         if self.fail_with:

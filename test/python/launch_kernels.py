@@ -88,6 +88,15 @@ def desc_copy(src, dst, BLOCK: tl.constexpr):
 
 
 @tilec.jit
+def made_desc_copy(src, dst, M, N, BLOCK: tl.constexpr):
+    """desc_copy through descriptors the kernel makes (on sm_90 two TMA maps in its global
+    scratch)."""
+    a = tl.make_tensor_descriptor(src, [M, N], [N, 1], [BLOCK, BLOCK])
+    b = tl.make_tensor_descriptor(dst, [M, N], [N, 1], [BLOCK, BLOCK])
+    b.store([0, 0], a.load([0, 0]))
+
+
+@tilec.jit
 def desc_add(a, b, out, BLOCK: tl.constexpr):
     """out's first block = a's + b's, through three host tensor descriptors (test_launch gives
     its compiled kernels a TMA map parameter per descriptor)."""

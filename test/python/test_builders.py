@@ -173,6 +173,11 @@ def build_tile_module() -> tuple[ir.Module, dict]:
         s["assert"] = tile.assert_(s["mask"], "out of bounds")
         s["tma"] = tile.tma_load(tensormap, [s["pid"], s["pid"]], tensor([64, 64], f16()), 128)
         s["tma_store"] = tile.tma_store(tensormap, s["tma"], [s["pid"], s["pid"]], 128)
+        scratch = tile.int_to_ptr(n, tile.ptr_type(ir.IntegerType.get_signless(8)))
+        s["made_map"] = tile.make_tensormap(scratch, tile.bitcast(p, tile.ptr_type(f16())),
+                                            [n, n], [n], [64, 64], 128, 0)
+        s["tma_made"] = tile.tma_load(s["made_map"], [s["pid"], s["pid"]],
+                                      tensor([64, 64], f16()), 128)
 
     args = [tile.ptr_type(f32()), tensor([4, 8], f32()), tensor([4, 8], f32()),
             tensor([4, 8], i32()), tensor([64, 32], f16()), tensor([32, 64], f16()),

@@ -28,7 +28,7 @@ from tilec.errors import LaunchError
 
 NATIVE = runtime.native is not None
 KERNELS = (K.scale, K.no_params, K.stages_value, K.probe, K.multiply_add, K.tuple_sum,
-           K.desc_copy, K.desc_add)
+           K.desc_copy, K.desc_add, K.made_desc_copy)
 
 
 def run_in_threads(work, count: int) -> list:
@@ -613,6 +613,46 @@ def test_the_warm_key_of_descriptors_separates_what_the_compile_key_separates(dr
         assert warm is not None
         assert keys.setdefault(warm, spec) == spec, args
     assert len(keys) == len(variants)
+
+
+# --- global scratch: the TMA maps a kernel makes ----------------------------------------------
+
+def test_kernels_making_maps_get_scratch_for_the_whole_grid_at_every_launch(driver):
+    """A kernel that makes its descriptors' TMA maps (sm_90) writes 256 bytes a map and
+    program into global scratch: each launch takes that much for its grid from the pool of the
+    stream it launches on and passes it last; such launches stay on the Python path."""
+    src, dst = FakeCupyArray(64 * 64, np.float16), FakeCupyArray(64 * 64, np.float16)
+    kernel = K.made_desc_copy[(3, 2)](src, dst, 64, 64, BLOCK=16)
+    assert kernel.metadata["global_scratch"] == 2 * 256
+    K.made_desc_copy[(3, 2)](src, dst, 64, 64, BLOCK=16)
+    assert [launch.path for launch in driver.launches] == ["python", "python"]
+    assert [s[:3] for s in driver.scratches] == [(2 * 256 * 6, False, CUPY_STREAM)] * 2
+    for launch, scratch in zip(driver.launches, driver.scratches):
+        assert launch.values == [runtime.data_pointer(src), runtime.data_pointer(dst), 64, 64,
+                                 scratch[3]]
+    t_src, t_dst = FakeTorchTensor(64 * 64, "float16"), FakeTorchTensor(64 * 64, "float16")
+    K.made_desc_copy[(1,)](t_src, t_dst, 64, 64, BLOCK=16)
+    assert driver.scratches[-1][:3] == (2 * 256, True, TORCH_STREAM)
+
+
+def test_the_allocator_set_gives_the_scratch(driver):
+    calls, given = [], []
+
+    def allocator(size, alignment, stream):
+        calls.append((size, alignment, stream))
+        given.append(FakeCupyArray(size, np.uint8))
+        return given[-1]
+    src, dst = FakeTorchTensor(64 * 64, "float16"), FakeTorchTensor(64 * 64, "float16")
+    tilec.set_allocator(allocator)
+    try:
+        K.made_desc_copy[(4,)](src, dst, 64, 64, BLOCK=16)
+        assert calls == [(4 * 2 * 256, 128, TORCH_STREAM)] and driver.scratches == []
+        assert driver.launches[-1].values[-1] == runtime.data_pointer(given[-1])
+        tilec.set_allocator(lambda size, alignment, stream: FakeCupyArray(size, np.uint8, 8))
+        with pytest.raises(ValueError, match="must be 128-byte aligned device memory"):
+            K.made_desc_copy[(4,)](src, dst, 64, 64, BLOCK=16)
+    finally:
+        tilec.set_allocator(None)
 
 
 # --- TMA map parameters: made from a descriptor's parts, on the C path too -------------------

@@ -612,3 +612,176 @@ def test_tma_blocks_at_any_offsets_on_the_gpu(dtype, block):
         expected[rows[r], cols[c]] = padded[r, c]
         np.testing.assert_array_equal(dst.cpu().numpy(), expected,
                                       err_msg=f"load at {(lm, ln)}, store at {(sm, sn)}")
+
+
+# --- descriptors made in the kernel: TMA maps in global scratch (sm_90) ----------------------
+
+@tilec.jit
+def made_copy(src, dst, M, N, stride_src, stride_dst, BM: tl.constexpr, BN: tl.constexpr,
+              TILES_N: tl.constexpr):
+    """tma_copy_tiles through descriptors the kernel makes of src and dst ([M, N], rows
+    `stride_*` elements apart): blocks half a block past every edge."""
+    a = tl.make_tensor_descriptor(src, [M, N], [stride_src, 1], [BM, BN])
+    b = tl.make_tensor_descriptor(dst, [M, N], [stride_dst, 1], [BM, BN])
+    p = tl.program_id(0)
+    m = (p // TILES_N) * BM - BM // 2
+    n = (p % TILES_N) * BN - BN // 2
+    b.store([m, n], a.load([m, n]))
+
+
+def compile_made(target="cuda:90", strides="i32:16", stage="ptx"):
+    signature = {"src": "*fp16:16", "dst": "*fp16:16", "M": "i32", "N": "i32",
+                 "stride_src": strides, "stride_dst": strides}
+    return tilec.compile(made_copy, signature=signature,
+                         constexprs={"BM": 64, "BN": 64, "TILES_N": 2}, target=target,
+                         stop_after=stage)
+
+
+def test_descriptors_made_in_the_kernel_are_tma_maps_in_global_scratch_on_sm90():
+    """On sm_90 each descriptor the kernel makes is a TMA map it writes into its global
+    scratch (256 bytes a map and program; PTX ISA 8.3 for tensormap.replace) and fences for
+    the tensormap proxy; its loads and stores are TMA copies. Where the pointer and strides
+    are known 16-byte aligned, the load needs no pointer path. sm_80 has no TMA."""
+    kernel = compile_made(stage="cubin")
+    assert kernel.metadata["global_scratch"] == 2 * 256
+    ptx = kernel.asm["ptx"]
+    assert ".version 8.3" in ptx
+    for instruction in ("tensormap.replace.tile.global_address.global",
+                        "fence.proxy.tensormap::generic.release.gpu",
+                        "fence.proxy.tensormap::generic.acquire.gpu"):
+        assert ptx.count(instruction) == 2, instruction
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global" in ptx  # the load
+    assert "cp.async.bulk.tensor.2d.global.shared::cta" in ptx  # the store
+    assert "ld.global" not in ptx
+    sm80 = compile_made(target="cuda:80")
+    assert "global_scratch" not in sm80.metadata and "tensormap" not in sm80.asm["ptx"]
+    assert ".version 8.0" in sm80.asm["ptx"]
+
+
+def test_made_maps_are_used_where_the_alignment_holds_at_run_time():
+    """TMA needs a 16-byte aligned base and outer strides: strides not known to be multiples
+    of 16 bytes make the load test them at run time (the pointer path where they are not)."""
+    tile_ir = compile_made(strides="i32", stage="tile").asm["tile"]
+    before, load = tile_ir.split("scf.if")[:2]
+    assert "tile.tma_load" in load.split("} else {")[0] and "tile.load" in load
+    assert "arith.remsi" in before  # (stride * 2) % 16, tested where the map is made
+    known = compile_made(stage="tile").asm["tile"]
+    assert "tile.tma_load" in known.split("scf.if")[0]  # before the store's test: no branch
+
+
+@tilec.jit
+def made_elsewhere(src, dst, N, WHERE: tl.constexpr):
+    offs = tl.arange(0, 64)
+    if WHERE == "loop":  # made in a loop: not written once before its copies
+        for i in range(0, N, 64):
+            d = tl.make_tensor_descriptor(src, [N, N], [N, 1], [64, 64])
+            tl.store(dst + offs, tl.sum(d.load([i, 0]), axis=0))
+    elif WHERE == "1-D":
+        d = tl.make_tensor_descriptor(src, [N], [1], [64])
+        tl.store(dst + offs, d.load([0]))
+    else:  # NaN padding (TMA maps here fill zeros)
+        d = tl.make_tensor_descriptor(src, [N, N], [N, 1], [64, 64], padding_option="nan")
+        tl.store(dst + offs, tl.sum(d.load([0, 0]), axis=0))
+
+
+@pytest.mark.parametrize("where", ["loop", "1-D", "nan"])
+def test_descriptors_made_where_tma_does_not_apply_stay_on_pointers(where):
+    kernel = tilec.compile(made_elsewhere, signature={"src": "*fp32:16", "dst": "*fp32:16",
+                                                      "N": "i32:16"},
+                           constexprs={"WHERE": where}, target="cuda:90", stop_after="ptx")
+    assert "global_scratch" not in kernel.metadata
+    assert "tensormap" not in kernel.asm["ptx"] and "ld.global" in kernel.asm["ptx"]
+
+
+def made_copy_case(dtype: str, block):
+    """(src, the [M + 16, N + 32] tensor whose window dst is, grid, TILES_N) for made_copy."""
+    src = tma_source(dtype).astype(dtype)
+    M, N = TMA_SHAPE
+    full = np.full((M + 16, N + 32), 7, dtype)
+    _, programs, tiles_n = tma_expected(np.zeros(TMA_SHAPE, np.float32), block)
+    return src, full, programs, tiles_n
+
+
+@pytest.mark.parametrize("dtype, block", [c for c in TMA_CASES if c[0] != "bfloat16"][:4])
+def test_made_copy_in_the_interpreter(dtype, block):
+    src, full, programs, tiles_n = made_copy_case(dtype, block)
+    M, N = TMA_SHAPE
+    interpret(made_copy, (programs,), src, full, M, N, N, N + 32, BM=block[0], BN=block[1],
+              TILES_N=tiles_n)
+    np.testing.assert_array_equal(full[:M, :N], src)
+    assert (full[M:] == 7).all() and (full[:, N:] == 7).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype, block", TMA_CASES)
+def test_made_descriptors_copy_through_tma_on_the_gpu(dtype, block):
+    """Blocks at, inside and past every edge, loaded and stored through maps the kernel made:
+    the window equals the source and nothing outside it is written, as in the interpreter."""
+    torch = pytest.importorskip("torch")
+    to = getattr(torch, dtype)
+    src_np, full_np, programs, tiles_n = made_copy_case(dtype, block)
+    M, N = TMA_SHAPE
+    src = torch.from_numpy(src_np).to("cuda", to)
+    full = torch.from_numpy(full_np).to("cuda", to)
+    kernel = made_copy[(programs,)](src, full, M, N, N, N + 32, BM=block[0], BN=block[1],
+                                    TILES_N=tiles_n)
+    assert kernel.metadata["global_scratch"] == 512
+    assert torch.equal(full[:M, :N], src)
+    assert bool((full[M:] == 7).all()) and bool((full[:, N:] == 7).all())
+    if dtype != "bfloat16":  # the interpreter gives the same tensor
+        interpret(made_copy, (programs,), src_np, full_np, M, N, N, N + 32, BM=block[0],
+                  BN=block[1], TILES_N=tiles_n)
+        np.testing.assert_array_equal(full.cpu().numpy(), full_np)
+
+
+@pytest.mark.gpu
+def test_made_descriptors_of_unaligned_tensors_take_pointers_at_run_time_on_the_gpu():
+    """A base 2 bytes off a 16-byte boundary, and rows 70 elements apart (140 bytes): TMA
+    cannot use either map, so the copies go through pointers, with the same result."""
+    torch = pytest.importorskip("torch")
+    storage = torch.randn(72 * 70 + 1, device="cuda").half()
+    src = storage[1:].view(72, 70)
+    full = torch.full((72, 70), 7.0, device="cuda").half()
+    _, programs, tiles_n = tma_expected(np.zeros((72, 70), np.float32), (16, 64))
+    made_copy[(programs,)](src, full, 72, 70, 70, 70, BM=16, BN=64, TILES_N=tiles_n)
+    assert torch.equal(full, src)
+
+
+@tilec.jit
+def made_block(src, out, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    """src's block at (0, 0) through a descriptor the kernel makes, stored whole into out."""
+    a = tl.make_tensor_descriptor(src, [M, N], [N, 1], [BM, BN])
+    rows, cols = tl.arange(0, BM)[:, None], tl.arange(0, BN)[None, :]
+    tl.store(out + rows * BN + cols, a.load([0, 0]))
+
+
+@pytest.mark.gpu
+def test_made_descriptors_of_empty_tensors_read_zeros_on_the_gpu():
+    """A zero-sized dimension: the map describes the slot's zero bytes instead, every element
+    of the block reads as zero (and the descriptor of 5 rows reads them and zeros)."""
+    torch = pytest.importorskip("torch")
+    src = torch.randn(64, 64, device="cuda").half()
+    for rows, cols in ((0, 64), (64, 0), (5, 64)):
+        out = torch.full((64, 64), 7.0, device="cuda").half()
+        made_block[(1,)](src, out, rows, cols, BM=64, BN=64)
+        expected = torch.zeros_like(out)
+        expected[:rows, :cols] = src[:rows, :cols]
+        assert torch.equal(out, expected), (rows, cols)
+
+
+@pytest.mark.gpu
+def test_the_allocator_set_gives_the_maps_their_scratch_on_the_gpu():
+    torch = pytest.importorskip("torch")
+    calls = []
+
+    def allocator(size, alignment, stream):
+        calls.append((size, alignment))
+        return torch.empty(size, dtype=torch.int8, device="cuda")
+    src = torch.randn(64, 64, device="cuda").half()
+    out = torch.zeros_like(src)
+    tilec.set_allocator(allocator)
+    try:
+        made_block[(3,)](src, out, 64, 64, BM=64, BN=64)
+    finally:
+        tilec.set_allocator(None)
+    assert calls == [(3 * 256, 128)] and torch.equal(out, src)

@@ -68,6 +68,9 @@ OP_FACTS: dict[str, OpFacts] = {
     # a host descriptor's desc.load on sm_90 (convert-tile-to-tilegpu makes it a TMA copy)
     "tile.tma_load": OpFacts(effects="read"),
     "tile.tma_store": _write(),
+    # a map made in the kernel (sm_90 tl.make_tensor_descriptor): it writes the map into the
+    # kernel's global scratch, which only its users read; unused, it goes
+    "tile.make_tensormap": OpFacts(effects="read", builtins=("make_tensor_descriptor",)),
     "tile.dot": _none("dot"),
     "tile.reduce": _none("reduce", scratch=smem.reduce_scratch),
     "tile.scan": _none("associative_scan", scratch=smem.scan_scratch),

@@ -47,6 +47,19 @@ def nvmma_layout(shape, order, element_bits: int) -> NvmmaSharedLayout | None:
     return None
 
 
+def tma_box(block_shape, element_bits: int) -> tuple[tuple[int, int], int] | None:
+    """(box, swizzle bytes) of the TMA map that copies `block_shape` blocks (2-D, outermost
+    first) of `element_bits`-bit elements into the layout wgmma reads (`nvmma_layout`): one
+    column block a copy, the swizzle span wide; None where TMA or wgmma cannot take the block
+    (not 2-D, 8-, 16- or 32-bit, at most 256 a dimension; see nvmma_layout)."""
+    if len(block_shape) != 2 or any(not 1 <= b <= 256 for b in block_shape):
+        return None
+    layout = nvmma_layout(block_shape, (1, 0), element_bits)
+    if layout is None:
+        return None
+    return (block_shape[0], layout.block_width), layout.swizzle
+
+
 def byte_offset(layout: NvmmaSharedLayout, shape, coord) -> int:
     """The byte offset of element `coord` of a tile of `shape` in `layout` (the model the
     lowering's address arithmetic and the descriptors are checked against)."""

@@ -6,9 +6,14 @@ interpreted on the thread.
 """
 from __future__ import annotations
 
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+
 from mlir import ir
 from mlir.dialects import arith, gpu, math, scf
 
+from tilec.analysis.wgmma import tma_box
 from tilec.dialects import tile
 from tilec.language import builder as protocol
 from tilec.language import dtypes as T
@@ -64,7 +69,32 @@ def _fastmath(approximate: bool):
     return ir.Attribute.parse(AFN) if approximate else None
 
 
+@dataclass
+class KernelState:
+    """What the builder knows of the kernel it is generating: the target's architecture (sm),
+    the function's entry block, and the global scratch parameter once a map asked for it
+    (tile.make_tensormap; the maps made so far are its slots)."""
+    target_arch: int
+    entry: ir.Block
+    scratch: ir.Value | None = None
+    maps: int = 0
+
+
 class MLIRBuilder(protocol.Builder):
+    def __init__(self):
+        self._local = threading.local()
+
+    @contextmanager
+    def kernel(self, target_arch: int, entry: ir.Block):
+        """Generate one kernel's body (its entry block) for sm_`target_arch`; yields the
+        KernelState, whose `scratch` says whether a global scratch parameter was added."""
+        outer = getattr(self._local, "state", None)
+        self._local.state = state = KernelState(target_arch, entry)
+        try:
+            yield state
+        finally:
+            self._local.state = outer
+
     # --- values and shapes ---
     def constant(self, value, ty, shape):
         result = block_of(shape, ty)
@@ -186,6 +216,27 @@ class MLIRBuilder(protocol.Builder):
         return tensor(tile.tma_load(tensormap.handle, [o.handle for o in offsets], ty.to_ir(),
                                     swizzle), ty)
 
+    def make_tensormap(self, base, shape, strides, block_shape, padding):
+        """On sm_90, a map made in the kernel's entry block (not in a loop or branch, so that it
+        is written once before any copy reads it) for 2-D blocks TMA and wgmma take, zero
+        padded: written into a slot of the kernel's global scratch, a parameter added on the
+        first map. None elsewhere (the descriptor then moves through pointers)."""
+        state = getattr(self._local, "state", None)
+        if state is None or state.target_arch < 90 or padding != "zero" or \
+                ir.InsertionPoint.current.block != state.entry:
+            return None
+        found = tma_box(block_shape, base.dtype.element_ty.primitive_bitwidth)
+        if found is None:
+            return None
+        box, swizzle = found
+        if state.scratch is None:
+            state.scratch = state.entry.add_argument(tile.ptr_type(ir.IntegerType.get_signless(8)),
+                                                     ir.Location.unknown())
+        made = tile.make_tensormap(state.scratch, base.handle, [d.handle for d in shape],
+                                   [s.handle for s in strides[:-1]], box, swizzle, state.maps)
+        state.maps += 1
+        return tensor(made, T.tensormap_type()), swizzle
+
     def load(self, ptr, mask, other, cache, evict, volatile):
         value = tile.load(ptr.handle, None if mask is None else mask.handle,
                           None if other is None else other.handle, cache=cache, evict=evict,
@@ -265,4 +316,5 @@ class MLIRBuilder(protocol.Builder):
         tile.assert_(cond.handle, msg)
 
 
-protocol.register_compiler(MLIRBuilder())
+COMPILER = MLIRBuilder()
+protocol.register_compiler(COMPILER)

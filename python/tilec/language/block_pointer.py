@@ -160,7 +160,8 @@ class tensor_descriptor(block_pointer):
     (The compiler expands them into masked pointer blocks, as for block pointers.)"""
 
     def __init__(self, base, shape: tuple, strides: tuple, block_shape: tuple, padding: str,
-                 offsets: tuple | None = None, tensormap=None, tma_swizzle: int = 0):
+                 offsets: tuple | None = None, tensormap=None, tma_swizzle: int = 0,
+                 tma_usable=None):
         rank = len(block_shape)
         super().__init__(base, shape, strides, offsets or (0,) * rank, block_shape,
                          tuple(range(rank - 1, -1, -1)))
@@ -169,6 +170,9 @@ class tensor_descriptor(block_pointer):
         # swizzle (bytes); loads then copy through the map (memory.tma_load).
         self.tensormap = tensormap
         self.tma_swizzle = tma_swizzle
+        # A map made in the kernel: an i1 saying whether TMA may use it (the base and strides
+        # 16-byte aligned at run time), or None where the compiler knows (a host descriptor).
+        self.tma_usable = tma_usable
 
     @classmethod
     def from_parts(cls, parts, tensormap=None, tma_swizzle: int = 0) -> "tensor_descriptor":
@@ -183,7 +187,8 @@ class tensor_descriptor(block_pointer):
 
     def _same_kind(self, made: block_pointer) -> "tensor_descriptor":
         return tensor_descriptor(made.base, made.shape, made.strides, made.block_shape,
-                                 self.padding, made.offsets, self.tensormap, self.tma_swizzle)
+                                 self.padding, made.offsets, self.tensormap, self.tma_swizzle,
+                                 self.tma_usable)
 
     def _static(self) -> tuple:
         return (self.padding,)

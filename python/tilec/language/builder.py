@@ -128,6 +128,13 @@ class Builder:
     def store(self, ptr, value, mask, cache: str, evict: str) -> None:
         raise NotImplementedError
 
+    def make_tensormap(self, base, shape, strides, block_shape, padding: str):
+        """(the TMA map, its swizzle in bytes) of the tensor descriptor of `base` (a scalar
+        pointer) with `shape` and `strides` (int64 scalars, outermost first) read in
+        `block_shape` blocks, where this builder moves such blocks with TMA; None where it
+        does not (the descriptor's blocks then go through pointers)."""
+        raise NotImplementedError
+
     def tma_store(self, tensormap, value, offsets, swizzle: int) -> None:
         """`value` written as the block at `offsets` of the tensor the TMA map describes."""
         raise NotImplementedError

@@ -230,10 +230,17 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     or "nan") and are not stored."""
     base, shape, strides, block_shape, padding = block_pointer.check_descriptor(
         base, shape, strides, block_shape, padding_option)
+    shape = tuple(_index_value(v, int64, "shape", _semantic) for v in shape)
+    strides = tuple(_index_value(v, int64, "strides", _semantic) for v in strides)
+    as_tensors = [semantic.cast(semantic.to_tensor(v), int64) for v in shape + strides]
+    made = _builder().make_tensormap(base, as_tensors[:len(shape)], as_tensors[len(shape):],
+                                     block_shape, padding)
+    if made is None:
+        return block_pointer.tensor_descriptor(base, shape, strides, block_shape, padding)
+    tensormap, swizzle = made
     return block_pointer.tensor_descriptor(
-        base, tuple(_index_value(v, int64, "shape", _semantic) for v in shape),
-        tuple(_index_value(v, int64, "strides", _semantic) for v in strides), block_shape,
-        padding)
+        base, shape, strides, block_shape, padding, tensormap=tensormap, tma_swizzle=swizzle,
+        tma_usable=memory.tma_map_usable(base, as_tensors[len(shape):]))
 
 
 def _descriptor_lanes(op: str, desc, offsets, _semantic):

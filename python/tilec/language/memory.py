@@ -94,26 +94,49 @@ def _tma_aligned(desc, offsets):
     return compare("==", binary("%", offsets[-1], step), 0)
 
 
+def tma_map_usable(base, strides) -> tensor:
+    """Whether TMA may copy through a map made in the kernel of the tensor at `base` with
+    `strides` (int64, the last 1): the base and the outer strides 16-byte aligned. Where the
+    axis analysis knows them aligned (a pointer and strides specialised as multiples of 16)
+    tile-combine folds this to true."""
+    size = base.dtype.element_ty.primitive_bitwidth // 8
+    usable = compare("==", binary("%", cast(base, T.int64), 16), 0)
+    for stride in strides[:-1]:
+        usable = binary("&", usable, compare("==", binary("%", binary("*", stride, size), 16), 0))
+    return usable
+
+
+def _tma_movable(desc, offsets):
+    """The box at `offsets` may be copied by TMA (see above), through a usable map."""
+    movable = _tma_aligned(desc, offsets)
+    return movable if desc.tma_usable is None else binary("&", movable, desc.tma_usable)
+
+
 def tma_load(desc, offsets, fallback) -> tensor:
-    """desc.load(offsets) of a host descriptor the compiler moves with TMA (it gave the
-    descriptor its map parameter and swizzle); `fallback()` loads through pointers."""
+    """desc.load(offsets) of a descriptor the compiler moves with TMA (it gave the descriptor
+    its map, a parameter or made in the kernel, and swizzle); `fallback()` loads through
+    pointers."""
     offsets = [cast(to_tensor(o), T.int32) for o in offsets]
     return _builder().if_(
-        _tma_aligned(desc, offsets),
+        _tma_movable(desc, offsets),
         lambda: [_builder().tma_load(desc.tensormap, offsets, desc.block_type,
                                      desc.tma_swizzle)],
         lambda: [fallback()], [desc.block_type])[0]
 
 
 def tma_store(desc, offsets, value, fallback) -> None:
-    """desc.store(offsets, value) of a host descriptor the compiler moves with TMA;
-    `fallback()` stores through pointers."""
+    """desc.store(offsets, value) of a descriptor the compiler moves with TMA;
+    `fallback()` stores through pointers (also for a map made in the kernel of a tensor with
+    no elements, which maps a zero scratch area that a store must not write)."""
     check_writable(desc.base, "desc.store")
     value = cast(to_tensor(value), desc.dtype)
     offsets = [cast(to_tensor(o), T.int32) for o in offsets]
-    movable = _tma_aligned(desc, offsets)
+    movable = _tma_movable(desc, offsets)
     for o in offsets:
         movable = binary("&", movable, compare(">=", o, 0))
+    if desc.tma_usable is not None:
+        for size in desc.shape:
+            movable = binary("&", movable, compare(">", size, 0))
     _builder().if_(movable, lambda: _builder().tma_store(desc.tensormap, value, offsets,
                                                         desc.tma_swizzle), fallback)
 

@@ -17,8 +17,17 @@ A TMA store is thread 0's: one `cp.async.bulk.tensor` from shared memory per col
 committed as a bulk group; `tma_store_wait` is its `cp.async.bulk.wait_group.read`, after which
 the buffer may be written again (the other threads learn it at the next barrier).
 
-The map operand is the kernel's by-value map parameter (a generic `!llvm.ptr` to it); the
-coordinates go to the instruction innermost first.
+The map operand is the kernel's by-value map parameter or a map made in the kernel (a generic
+`!llvm.ptr` to either); the coordinates go to the instruction innermost first.
+
+`tile.make_tensormap` writes a map in the kernel (PTX ISA 8.3): thread 0 zeroes the program's
+256-byte slot of the global scratch (slot-major: slot s of program p is at (s * programs + p) *
+256), sets each field of the map with `tensormap.replace` (the global address, rank, box, sizes,
+byte stride, element type and swizzle; element strides 1, zero fill) and releases it to the
+tensormap proxy (`fence.proxy.tensormap::generic.release.gpu`); after a barrier every thread
+acquires it (`fence.proxy.tensormap::generic.acquire.gpu`, then an empty bulk-group wait, which
+keeps ptxas from moving copies above the fence). A tensor with a zero-sized dimension is mapped
+as the slot's 128 zero bytes seen as a 1 x 1 tensor (16-byte stride), so a box reads zeros.
 """
 from __future__ import annotations
 
@@ -28,9 +37,14 @@ from mlir import ir
 from mlir.dialects import arith, llvm, nvvm, scf
 
 from tilec.analysis.shared_memory import storage_bytes
+from tilec.dialects import tile
 from tilec.dialects.tilegpu import MemDesc
 from tilec.lowering.context import Lowering, LoweringError, i32, owner_predicate, rule
+from tilec.lowering.coordinates import DYNAMIC_INDEX
+from tilec.lowering.elementwise import grid_index
+from tilec.lowering.ptx import asm
 from tilec.lowering.shared_buffer import SMEM, SharedBuffer
+from tilec.tma import DEVICE_MAP_SLOT_BYTES, MAP_BYTES
 
 def _barrier(buffer: SharedBuffer, index: int = 0) -> ir.Value:
     """The address of barrier `index` of the buffer (a view of one starts at its origin)."""
@@ -162,3 +176,78 @@ def _thread0_only(ctx: Lowering, make) -> None:
     with ir.InsertionPoint(if_op.then_block):
         make()
         scf.YieldOp([])
+
+
+# tensormap.replace's element types (PTX ISA), by the MLIR element type; 8-bit floats move as
+# bytes, integers by width (a copy moves bits).
+_PTX_ELEMENT = {"f16": 6, "bf16": 10, "f32": 7, "i8": 0, "i16": 1, "i32": 2}
+_PTX_SWIZZLE = {32: 1, 64: 2, 128: 3}
+
+
+def _ptx_element(t: ir.Type) -> int:
+    if isinstance(t, ir.FloatType) and t.width == 8:
+        return 0
+    return _PTX_ELEMENT[str(t)]
+
+
+@rule("tile.make_tensormap")
+def lower_make_tensormap(ctx: Lowering, op: ir.Operation):
+    i64 = ir.IntegerType.get_signless(64)
+    scratch, base = ctx.get(op.operands[0]), ctx.get(op.operands[1])
+    rows, cols, stride = (ctx.get(v) for v in list(op.operands)[2:5])
+    element = tile.ptr_pointee(op.operands[1].type)
+    size = storage_bytes(element)
+    box = list(ir.DenseI32ArrayAttr(op.attributes["box"]))
+    swizzle = ir.IntegerAttr(op.attributes["swizzle"]).value
+    slot = ir.IntegerAttr(op.attributes["slot"]).value
+
+    ids = [arith.extui(i64, grid_index("gpu.block_id", a)) for a in range(3)]
+    dims = [arith.extui(i64, grid_index("gpu.grid_dim", a)) for a in range(3)]
+    program = arith.addi(ids[0], arith.muli(dims[0], arith.addi(
+        ids[1], arith.muli(dims[1], ids[2]))))
+    programs = arith.muli(dims[0], arith.muli(dims[1], dims[2]))
+    index = arith.addi(arith.muli(arith.constant(i64, slot), programs), program)
+    byte = ir.IntegerType.get_signless(8)
+    global_ptr = ir.Type.parse("!llvm.ptr<1>")
+    at = llvm.getelementptr(global_ptr, scratch, [arith.muli(
+        index, arith.constant(i64, DEVICE_MAP_SLOT_BYTES))], [DYNAMIC_INDEX], byte, 0)
+    zeros = llvm.getelementptr(global_ptr, at, [], [MAP_BYTES], byte, 0)
+
+    zero64 = arith.constant(i64, 0)
+    empty = arith.ori(arith.cmpi(arith.CmpIPredicate.eq, rows, zero64),
+                      arith.cmpi(arith.CmpIPredicate.eq, cols, zero64))
+    one64 = arith.constant(i64, 1)
+    address = arith.select(empty, llvm.ptrtoint(i64, zeros), llvm.ptrtoint(i64, base))
+    i32t = ir.IntegerType.get_signless(32)
+    inner = arith.trunci(i32t, arith.select(empty, one64, cols))
+    outer = arith.trunci(i32t, arith.select(empty, one64, rows))
+    stride_bytes = arith.select(empty, arith.constant(i64, 16),
+                                arith.muli(stride, arith.constant(i64, size)))
+
+    def write():
+        vector = ir.VectorType.get([4], i32t)
+        zero = llvm.mlir_zero(vector)
+        for chunk in range(DEVICE_MAP_SLOT_BYTES // 16):
+            llvm.store(zero, llvm.getelementptr(global_ptr, at, [], [16 * chunk], byte, 0),
+                       alignment=16)
+        field = "tensormap.replace.tile.{}.global.b1024.{} [$0], {};"
+        text = "\n".join([
+            field.format("global_address", "b64", "$1"),
+            field.format("rank", "b32", "1"),
+            field.format("box_dim", "b32", "0, $2"), field.format("box_dim", "b32", "1, $3"),
+            field.format("global_dim", "b32", "0, $4"), field.format("global_dim", "b32", "1, $5"),
+            field.format("global_stride", "b64", "0, $6"),
+            field.format("element_stride", "b32", "0, $7"),
+            field.format("element_stride", "b32", "1, $7"),
+            field.format("elemtype", "b32", str(_ptx_element(element))),
+            field.format("interleave_layout", "b32", "0"),
+            field.format("swizzle_mode", "b32", str(_PTX_SWIZZLE[swizzle])),
+            field.format("fill_mode", "b32", "0"),
+            "fence.proxy.tensormap::generic.release.gpu;"])
+        asm([], [at, address, i32(box[1]), i32(box[0]), inner, outer, stride_bytes, i32(1)],
+            text, ["l", "l", "r", "r", "r", "r", "l", "r"])
+    _thread0_only(ctx, write)
+    ctx.barrier()
+    asm([], [at], "fence.proxy.tensormap::generic.acquire.gpu [$0], 128;\n"
+        "cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;", ["l"])
+    return [llvm.addrspacecast(ir.Type.parse("!llvm.ptr"), at)]

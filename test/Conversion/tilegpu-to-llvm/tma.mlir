@@ -345,3 +345,67 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// A map made in the kernel (tile.make_tensormap) of a bf16 tensor, 64 x 64 boxes with the
+// 128-byte swizzle, slot 1 of the scratch. Slots are slot-major: program p's slot s is 256
+// bytes at (s * programs + p) * 256 of the scratch, p and the program count linear over the
+// grid (x fastest). A tensor with a zero-sized dimension is mapped as the slot's zero half
+// (128 bytes in) seen as a 1 x 1 tensor with a 16-byte stride. Thread 0 zeroes the slot (16
+// stores of 16 bytes), sets every field with tensormap.replace (global address, rank 2 - 1,
+// box innermost first, sizes innermost first, the stride in bytes, element strides 1, bf16 =
+// element type 10, no interleave, 128-byte swizzle = mode 3, zero fill) and releases the map
+// to the tensormap proxy; after a barrier every thread acquires it. The map is the slot's
+// generic address.
+// CHECK-LABEL: gpu.func @make_map
+// CHECK-SAME: ([[SCRATCH:%[^:]*]]: !llvm.ptr<1>, [[BASE:%[^:]*]]: !llvm.ptr<1>, [[ROWS:%[^:]*]]: i64, [[COLS:%[^:]*]]: i64, [[STRIDE:%[^:]*]]: i64)
+// CHECK: [[X:%.*]] = arith.extui {{%.*}} : i32 to i64
+// CHECK: [[Y:%.*]] = arith.extui {{%.*}} : i32 to i64
+// CHECK: [[Z:%.*]] = arith.extui {{%.*}} : i32 to i64
+// CHECK: [[NX:%.*]] = arith.extui {{%.*}} : i32 to i64
+// CHECK: [[NY:%.*]] = arith.extui {{%.*}} : i32 to i64
+// CHECK: [[NZ:%.*]] = arith.extui {{%.*}} : i32 to i64
+// CHECK-NEXT: [[T1:%.*]] = arith.muli [[NY]], [[Z]] : i64
+// CHECK-NEXT: [[T2:%.*]] = arith.addi [[Y]], [[T1]] : i64
+// CHECK-NEXT: [[T3:%.*]] = arith.muli [[NX]], [[T2]] : i64
+// CHECK-NEXT: [[PROGRAM:%.*]] = arith.addi [[X]], [[T3]] : i64
+// CHECK-NEXT: [[T4:%.*]] = arith.muli [[NY]], [[NZ]] : i64
+// CHECK-NEXT: [[PROGRAMS:%.*]] = arith.muli [[NX]], [[T4]] : i64
+// CHECK-NEXT: [[SLOT:%.*]] = arith.constant 1 : i64
+// CHECK-NEXT: [[T5:%.*]] = arith.muli [[SLOT]], [[PROGRAMS]] : i64
+// CHECK-NEXT: [[INDEX:%.*]] = arith.addi [[T5]], [[PROGRAM]] : i64
+// CHECK-NEXT: [[SIZE:%.*]] = arith.constant 256 : i64
+// CHECK-NEXT: [[OFFSET:%.*]] = arith.muli [[INDEX]], [[SIZE]] : i64
+// CHECK-NEXT: [[AT:%.*]] = llvm.getelementptr [[SCRATCH]]{{\[}}[[OFFSET]]{{\]}} : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
+// CHECK-NEXT: [[ZEROS:%.*]] = llvm.getelementptr [[AT]][128] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
+// CHECK-NEXT: [[C0:%.*]] = arith.constant 0 : i64
+// CHECK-NEXT: [[E1:%.*]] = arith.cmpi eq, [[ROWS]], [[C0]] : i64
+// CHECK-NEXT: [[E2:%.*]] = arith.cmpi eq, [[COLS]], [[C0]] : i64
+// CHECK-NEXT: [[EMPTY:%.*]] = arith.ori [[E1]], [[E2]] : i1
+// CHECK-NEXT: [[ONE:%.*]] = arith.constant 1 : i64
+// CHECK-NEXT: [[ZA:%.*]] = llvm.ptrtoint [[ZEROS]] : !llvm.ptr<1> to i64
+// CHECK-NEXT: [[BA:%.*]] = llvm.ptrtoint [[BASE]] : !llvm.ptr<1> to i64
+// CHECK-NEXT: [[ADDRESS:%.*]] = arith.select [[EMPTY]], [[ZA]], [[BA]] : i64
+// CHECK-NEXT: [[INNER64:%.*]] = arith.select [[EMPTY]], [[ONE]], [[COLS]] : i64
+// CHECK-NEXT: [[INNER:%.*]] = arith.trunci [[INNER64]] : i64 to i32
+// CHECK-NEXT: [[OUTER64:%.*]] = arith.select [[EMPTY]], [[ONE]], [[ROWS]] : i64
+// CHECK-NEXT: [[OUTER:%.*]] = arith.trunci [[OUTER64]] : i64 to i32
+// CHECK-NEXT: [[SIXTEEN:%.*]] = arith.constant 16 : i64
+// CHECK-NEXT: [[TWO:%.*]] = arith.constant 2 : i64
+// CHECK-NEXT: [[BYTES:%.*]] = arith.muli [[STRIDE]], [[TWO]] : i64
+// CHECK-NEXT: [[STRIDE_BYTES:%.*]] = arith.select [[EMPTY]], [[SIXTEEN]], [[BYTES]] : i64
+// CHECK-NEXT: scf.if {{%[0-9]+}} {
+// CHECK-NEXT: [[ZERO:%.*]] = llvm.mlir.zero : vector<4xi32>
+// CHECK-COUNT-16: llvm.store [[ZERO]], {{%[0-9]+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// CHECK: llvm.inline_asm has_side_effects "tensormap.replace.tile.global_address.global.b1024.b64 [$0], $1;\0Atensormap.replace.tile.rank.global.b1024.b32 [$0], 1;\0Atensormap.replace.tile.box_dim.global.b1024.b32 [$0], 0, $2;\0Atensormap.replace.tile.box_dim.global.b1024.b32 [$0], 1, $3;\0Atensormap.replace.tile.global_dim.global.b1024.b32 [$0], 0, $4;\0Atensormap.replace.tile.global_dim.global.b1024.b32 [$0], 1, $5;\0Atensormap.replace.tile.global_stride.global.b1024.b64 [$0], 0, $6;\0Atensormap.replace.tile.element_stride.global.b1024.b32 [$0], 0, $7;\0Atensormap.replace.tile.element_stride.global.b1024.b32 [$0], 1, $7;\0Atensormap.replace.tile.elemtype.global.b1024.b32 [$0], 10;\0Atensormap.replace.tile.interleave_layout.global.b1024.b32 [$0], 0;\0Atensormap.replace.tile.swizzle_mode.global.b1024.b32 [$0], 3;\0Atensormap.replace.tile.fill_mode.global.b1024.b32 [$0], 0;\0Afence.proxy.tensormap::generic.release.gpu;", "l,l,r,r,r,r,l,r" [[AT]], [[ADDRESS]], {{%.*}}, {{%.*}}, [[INNER]], [[OUTER]], [[STRIDE_BYTES]], {{%.*}} : (!llvm.ptr<1>, i64, i32, i32, i32, i32, i64, i32) -> !llvm.void
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: llvm.inline_asm has_side_effects "fence.proxy.tensormap::generic.acquire.gpu [$0], 128;\0Acp.async.bulk.commit_group;\0Acp.async.bulk.wait_group.read 0;", "l" [[AT]] : (!llvm.ptr<1>) -> !llvm.void
+// CHECK-NEXT: llvm.addrspacecast [[AT]] : !llvm.ptr<1> to !llvm.ptr
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @make_map(%scratch: !tile.ptr<i8, 1 : i32>, %base: !tile.ptr<bf16, 1 : i32>, %rows: i64, %cols: i64, %stride: i64) {
+    %map = "tile.make_tensormap"(%scratch, %base, %rows, %cols, %stride) {box = array<i32: 64, 64>, swizzle = 128 : i32, slot = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 2, 1>} : (!tile.ptr<i8, 1 : i32>, !tile.ptr<bf16, 1 : i32>, i64, i64, i64) -> !llvm.ptr
+    return
+  }
+}
