@@ -82,6 +82,8 @@ def _outer_slice(top: ir.Block, outer: _Loop | None,
         owner = _owner(value)
         if owner is None:  # an argument of the kernel, or the outer loop's induction variable
             return value.owner == top or (outer is not None and value == outer.iv)
+        if owner.name == MAKE_MAP and owner.block == top:  # made before the split (_hoist_maps)
+            return True
         if owner in seen:
             return True
         if owner.block not in blocks or not is_pure(owner) or owner.regions or \
@@ -94,6 +96,38 @@ def _outer_slice(top: ir.Block, outer: _Loop | None,
         return None
     return tuple([op.operation for op in block.operations if op.operation in seen]
                  for block in blocks) + (() if outer is not None else ([],))
+
+
+MAKE_MAP = "tile.make_tensormap"
+
+
+def _hoist_maps(top: ir.Block) -> list[ir.Operation] | None:
+    """The TMA maps the kernel makes (tile.make_tensormap, which only its top block holds),
+    moved with the pure scalar ops computing their operands from the kernel's arguments to the
+    front of `top`: every thread makes them before the split, and both sides use them. Returns
+    the moved ops (none when the kernel makes no map), or None, moving nothing, when an operand
+    needs another op."""
+    maps = [op.operation for op in top.operations if op.operation.name == MAKE_MAP]
+    seen: set = set(maps)
+
+    def visit(value) -> bool:
+        owner = _owner(value)
+        if owner is None:
+            return value.owner == top
+        if owner in seen:
+            return True
+        if owner.block != top or not is_pure(owner) or owner.regions or not _scalar(owner):
+            return False
+        seen.add(owner)
+        return all(visit(v) for v in owner.operands)
+
+    if not all(visit(v) for op in maps for v in op.operands):
+        return None
+    moved = [op.operation for op in top.operations if op.operation in seen]
+    anchor = next(op.operation for op in top.operations if op.operation not in seen)
+    for op in moved:
+        op.move_before(anchor)
+    return moved
 
 
 def _nested_tma_loop(loop: ir.Operation) -> ir.Operation | None:
@@ -143,8 +177,11 @@ class _Specializer(_Pipeliner):
         outside = _outer_slice(top, self.outer, needed)
         if outside is None:
             return False
+        hoisted = _hoist_maps(top)
+        if hoisted is None:
+            return False
         self.wgmma = _AsyncDot.find(loop, stages)
-        self._split(top, stages, outside, load_slice, advance_slice, carried)
+        self._split(top, stages, outside, load_slice, advance_slice, carried, hoisted)
         return True
 
     def _inside(self, value: ir.Value) -> bool:
@@ -155,10 +192,10 @@ class _Specializer(_Pipeliner):
         return self.loop.in_body(owner)
 
     def _split(self, top: ir.Block, stages, outside, load_slice, advance_slice,
-               carried) -> None:
+               carried, hoisted: list[ir.Operation]) -> None:
         op, S = self.loop.op, self.num_stages
         consumers = self.num_warps * 32
-        first = list(top.operations)[0].operation
+        first = next(o.operation for o in top.operations if o.operation not in hoisted)
         with ir.InsertionPoint(first), op.location:
             rings = [tilegpu.local_alloc(tilegpu.MemDesc((S, *s.desc.shape), s.desc.element_type,
                                                          s.desc.layout, True)) for s in stages]

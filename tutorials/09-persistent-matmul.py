@@ -6,14 +6,18 @@ launching one program per tile: the launch costs one wave, and a program's next 
 soon as its last one is done. The tiles are visited in groups of GROUP_SIZE_M rows, so tiles of
 A and B that programs running at the same time read are still in L2.
 
-Two kernels compute the same C = A @ B (fp16 or bf16 in, fp32 accumulation, C of the input
+Three kernels compute the same C = A @ B (fp16 or bf16 in, fp32 accumulation, C of the input
 type):
 - `matmul_persistent` reads A and B through pointers, masked along K, and writes C through
   masked pointers;
 - `matmul_persistent_tma` takes host `TensorDescriptor`s of A, B and C: on Hopper tilec passes
   each as a TMA map, the loads of the K loop are TMA copies staged `num_stages - 1` trips ahead
   in rings of shared buffers that wgmma reads in place, and out-of-bounds rows and columns are
-  zeros (loads) or not written (stores).
+  zeros (loads) or not written (stores);
+- `matmul_persistent_device_tma` takes pointers and makes the descriptors itself
+  (`tl.make_tensor_descriptor`): on Hopper each program writes their TMA maps into global
+  scratch (from `tilec.set_allocator`'s allocator, else torch's or CuPy's pool) before its
+  first copy, and the K loops are staged as in `matmul_persistent_tma`.
 
 `tl.range(..., flatten=True)` is Triton's hint to flatten the two loops (so that one tile's
 epilogue overlaps the next tile's loads); tilec accepts it and compiles the loops as written.
@@ -76,10 +80,11 @@ def matmul_persistent(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride
 
 
 @tilec.jit
-def matmul_persistent_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr,
-                          BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                          GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr,
-                          WARP_SPECIALIZE: tl.constexpr = False):
+def descriptor_tiles(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr,
+                     BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                     GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr,
+                     WARP_SPECIALIZE: tl.constexpr):
+    """This program's tiles of C = A @ B through descriptors of A, B and C."""
     tiles = num_tiles(M, N, BLOCK_SIZE_M, BLOCK_SIZE_N)
     for tile_id in tl.range(tl.program_id(0), tiles, NUM_SMS, flatten=True,
                             warp_specialize=WARP_SPECIALIZE):
@@ -90,6 +95,33 @@ def matmul_persistent_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.cons
             b = b_desc.load([k * BLOCK_SIZE_K, pid_n * BLOCK_SIZE_N])
             acc = tl.dot(a, b, acc)
         c_desc.store([pid_m * BLOCK_SIZE_M, pid_n * BLOCK_SIZE_N], acc.to(c_desc.dtype))
+
+
+@tilec.jit
+def matmul_persistent_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr,
+                          BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                          GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr,
+                          WARP_SPECIALIZE: tl.constexpr = False):
+    descriptor_tiles(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K,
+                     GROUP_SIZE_M, NUM_SMS, WARP_SPECIALIZE)
+
+
+@tilec.jit
+def matmul_persistent_device_tma(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_SIZE_M: tl.constexpr,
+                                 BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
+                                 GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr,
+                                 WARP_SPECIALIZE: tl.constexpr = False):
+    # The descriptors made in the kernel from contiguous A [M, K], B [K, N] and C [M, N]: on
+    # Hopper each is a TMA map the program writes into global scratch (tilec.set_allocator)
+    # before its first copy.
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1],
+                                       block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1],
+                                       block_shape=[BLOCK_SIZE_K, BLOCK_SIZE_N])
+    c_desc = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1],
+                                       block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_N])
+    descriptor_tiles(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K,
+                     GROUP_SIZE_M, NUM_SMS, WARP_SPECIALIZE)
 
 
 CONFIG = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8,
@@ -104,15 +136,19 @@ def sm_count(a) -> int:
     return torch.cuda.get_device_properties(a.device).multi_processor_count
 
 
-def matmul(a, b, c, use_descriptors: bool, config: dict = CONFIG, warp_specialize=False):
-    """c = a @ b (NumPy arrays in the interpreter, torch CUDA tensors on the GPU) by one of
-    the persistent kernels (the descriptor one warp-specialised if asked); returns the kernel
-    the launch ran."""
+def matmul(a, b, c, use_descriptors, config: dict = CONFIG, warp_specialize=False):
+    """c = a @ b (contiguous NumPy arrays in the interpreter, torch CUDA tensors on the GPU)
+    by one of the persistent kernels: through pointers (`use_descriptors` False), host
+    descriptors (True) or descriptors made in the kernel ("device"), the descriptor ones
+    warp-specialised if asked; returns the kernel the launch ran."""
     M, K = a.shape
     _, N = b.shape
     bm, bn, bk = config["BLOCK_SIZE_M"], config["BLOCK_SIZE_N"], config["BLOCK_SIZE_K"]
     programs = min(sm_count(a), tilec.cdiv(M, bm) * tilec.cdiv(N, bn))
     grid = (programs,)
+    if use_descriptors == "device":
+        return matmul_persistent_device_tma[grid](a, b, c, M, N, K, NUM_SMS=programs,
+                                                  WARP_SPECIALIZE=warp_specialize, **config)
     if use_descriptors:
         return matmul_persistent_tma[grid](
             TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b, [bk, bn]),
@@ -132,7 +168,8 @@ if __name__ == "__main__":
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
     expected = a.astype(np.float32) @ b.astype(np.float32)
-    for use_descriptors, ws in ((False, False), (True, False), (True, True)):
+    for use_descriptors, ws in ((False, False), (True, False), (True, True), ("device", False),
+                                ("device", True)):
         if os.environ.get("TILEC_INTERPRET", "0") in ("", "0"):  # on the GPU
             import torch
             ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
@@ -144,5 +181,6 @@ if __name__ == "__main__":
             matmul(a, b, c, use_descriptors, dict(CONFIG, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
                                                   BLOCK_SIZE_K=32), warp_specialize=ws)
         np.testing.assert_allclose(c.astype(np.float32), expected, rtol=1e-2, atol=1e-1)
-        kind = "descriptors" if use_descriptors else "pointers"
+        kind = {False: "pointers", True: "descriptors", "device": "in-kernel descriptors"}[
+            use_descriptors]
         print(f"persistent matmul ({kind}{', warp-specialized' if ws else ''}) matches NumPy")

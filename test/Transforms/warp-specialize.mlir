@@ -336,3 +336,56 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// A map made in the kernel (tl.make_tensor_descriptor): the make_tensormap and the pure ops
+// computing its operands from the arguments move to the front of the kernel, before the rings
+// and the split, so every thread makes it once and both regions use it; what the kernel does
+// before it otherwise (here a store) stays with the consumers. The producer's copies read the
+// map the kernel made (nothing is cloned for it).
+// CHECK-LABEL: func.func @made_map
+// CHECK-SAME: ([[SCRATCH:%[^:]*]]: !tile.ptr<i8, 1 : i32>, [[BASE:%[^:]*]]: !tile.ptr<f16, 1 : i32>, [[M:%[^:]*]]: i32,
+// CHECK-NEXT: [[ROWS:%.*]] = arith.extsi [[M]] : i32 to i64
+// CHECK-NEXT: [[COLS:%.*]] = arith.constant 64 : i64
+// CHECK-NEXT: [[MAP:%.*]] = "tile.make_tensormap"([[SCRATCH]], [[BASE]], [[ROWS]], [[COLS]], [[COLS]])
+// CHECK-NEXT: "tilegpu.local_alloc"
+// CHECK: "tilegpu.warp_specialize"() ({
+// CHECK-NOT: make_tensormap
+// CHECK: "tilegpu.async_tma_copy_global_to_local"([[MAP]],
+// CHECK: }, {
+// CHECK: "tile.store"
+// CHECK: scf.for
+// CHECK: consumer_registers = 232 : i32
+#b = #tilegpu.blocked<[1, 8], [8, 4], [8, 1], [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[128, 64], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @made_map(%scratch: !tile.ptr<i8, 1 : i32>, %base: !tile.ptr<f16, 1 : i32>, %m: i32, %n: i32, %col: i32, %out: tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c128 = arith.constant 128 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf16, #b>
+    "tile.store"(%out, %zero) {cache = "none", evict = "evict_normal"} : (tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<128x64xf16, #b>) -> ()
+    %rows = arith.extsi %m : i32 to i64
+    %cols = arith.constant 64 : i64
+    %map = "tile.make_tensormap"(%scratch, %base, %rows, %cols, %cols) {box = array<i32: 128, 64>, swizzle = 128 : i32, slot = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 2, 1>} : (!tile.ptr<i8, 1 : i32>, !tile.ptr<f16, 1 : i32>, i64, i64, i64) -> !llvm.ptr
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf16, #b>) : i32 {
+      %row = arith.muli %i, %c128 : i32
+      %bar = "tilegpu.local_alloc"() : () -> !bar
+      "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+      %buf = "tilegpu.local_alloc"() : () -> !buf
+      "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %row, %col) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+      %phase = arith.constant 0 : i32
+      "tilegpu.wait_barrier"(%bar, %phase) : (!bar, i32) -> ()
+      %x = "tilegpu.local_load"(%buf) : (!buf) -> tensor<128x64xf16, #b>
+      "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+      %s = arith.addf %acc, %x : tensor<128x64xf16, #b>
+      scf.yield %s : tensor<128x64xf16, #b>
+    } {tile.warp_specialize = 1 : i32}
+    "tile.store"(%out, %r) {cache = "none", evict = "evict_normal"} : (tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<128x64xf16, #b>) -> ()
+    return
+  }
+}

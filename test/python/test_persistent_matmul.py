@@ -21,7 +21,8 @@ def operands(M, N, K, dtype=np.float16):
     return a, b, a.astype(np.float32) @ b.astype(np.float32)
 
 
-@pytest.mark.parametrize("use_descriptors", [False, True], ids=["pointers", "descriptors"])
+@pytest.mark.parametrize("use_descriptors", [False, True, "device"],
+                         ids=["pointers", "descriptors", "device-descriptors"])
 @pytest.mark.parametrize("shape", [(96, 64, 80), (40, 72, 32), (64, 64, 160)])
 def test_persistent_matmul_in_the_interpreter(use_descriptors, shape, monkeypatch):
     """More tiles than programs (each program walks several), partial tiles at every edge."""
@@ -50,8 +51,27 @@ def test_the_persistent_descriptor_kernel_stages_its_k_loop_with_tma():
     assert "cp.async.bulk.tensor" in kernel.asm["ptx"]
 
 
+def test_the_kernel_made_descriptors_are_tma_maps_staged_and_warp_specialized():
+    """matmul_persistent_device_tma on sm_90: three maps in global scratch, its K loop's copies
+    in TMA rings; with WARP_SPECIALIZE the maps are made before the split and a producer
+    warpgroup issues the copies through them."""
+    t = tutorial("09-persistent-matmul")
+    key = (("*fp16", True),) * 3 + (("i32", True),) * 3 + tuple(
+        ("constexpr", v) for v in (128, 128, 64, 8, 132))
+    for ws in (False, True):
+        kernel = compile_specialized(t.matmul_persistent_device_tma,
+                                     key + (("constexpr", ws),),
+                                     CompileOptions(num_warps=8, num_stages=3))
+        assert kernel.metadata["global_scratch"] == 3 * 256
+        assert kernel.metadata.get("producer_warps") == (4 if ws else None)
+        assert kernel.asm["ptx"].count("tensormap.replace.tile.global_address") == 3
+        assert "!tilegpu.memdesc<[3, 128, 64], f16" in kernel.asm["tilegpu"]
+        assert kernel.metadata["spill_stores"] == 0 and not kernel.metadata["wgmma_serialized"]
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("use_descriptors", [False, True], ids=["pointers", "descriptors"])
+@pytest.mark.parametrize("use_descriptors", [False, True, "device"],
+                         ids=["pointers", "descriptors", "device-descriptors"])
 @pytest.mark.parametrize("shape, dtype", [((1000, 1024, 512), "float16"),
                                           ((2048, 2048, 1024), "bfloat16"),
                                           ((128, 256, 64), "float16")])
@@ -65,6 +85,7 @@ def test_persistent_matmul_on_the_gpu(use_descriptors, shape, dtype):
     b = torch.randn((K, N), device="cuda", generator=gen).to(to)
     c = torch.full((M, N), 7.0, device="cuda").to(to)
     kernel = t.matmul(a, b, c, use_descriptors)
-    assert ("tensormaps" in kernel.metadata) == use_descriptors
+    assert ("tensormaps" in kernel.metadata) == (use_descriptors is True)
+    assert ("global_scratch" in kernel.metadata) == (use_descriptors == "device")
     ref = a.float() @ b.float()
     assert bool(((c.float() - ref).abs() <= 1e-2 * (ref.abs() + K ** 0.5)).all())

@@ -269,6 +269,22 @@ def test_specialised_persistent_matmul_on_the_gpu(M, N, K, programs, stages, war
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("M, N, K", [(1000, 1024, 512), (520, 608, 208)])
+def test_specialised_persistent_matmul_through_kernel_made_maps_on_the_gpu(M, N, K):
+    """tutorials/09's matmul_persistent_device_tma, warp-specialised: every thread makes the
+    maps before the split, the producer's copies go through them."""
+    torch = pytest.importorskip("torch")
+    t = tutorial("09-persistent-matmul")
+    a = torch.randn(M, K, device="cuda").half()
+    b = torch.randn(K, N, device="cuda").half()
+    c = torch.full((M, N), 7.0, device="cuda").half()
+    kernel = t.matmul(a, b, c, "device", warp_specialize=True)
+    assert kernel.metadata["producer_warps"] == 4 and kernel.metadata["global_scratch"] == 768
+    torch.testing.assert_close(c.float(), (a.float() @ b.float()).half().float(), rtol=2e-2,
+                               atol=0.25)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("head_dim, warp_specialize", [(64, True), (128, True), (128, False)])
 def test_attention_through_descriptors_on_the_gpu(causal, head_dim, warp_specialize):
