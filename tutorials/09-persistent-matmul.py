@@ -21,9 +21,10 @@ type):
 
 `tl.range(..., flatten=True)` is Triton's hint to flatten the two loops (so that one tile's
 epilogue overlaps the next tile's loads); tilec accepts it and compiles the loops as written.
-What overlaps them in tilec is `warp_specialize=True` on the tile loop (WARP_SPECIALIZE here):
-a producer warpgroup issues the K loops' TMA copies for tile after tile, running ahead into
-the next tile while the num_warps warps that compute store this one.
+What overlaps them in tilec is warp specialization of the tile loop (WARP_SPECIALIZE here:
+True asks for it, False forbids it, None leaves it to the compiler, which specialises such
+loops when 8 warps compute): a producer warpgroup issues the K loops' TMA copies for tile after
+tile, running ahead into the next tile while the num_warps warps that compute store this one.
 
     python tutorials/09-persistent-matmul.py            # on the GPU (torch), both kernels
     TILEC_INTERPRET=1 python tutorials/09-persistent-matmul.py   # NumPy, in the interpreter
@@ -101,7 +102,7 @@ def descriptor_tiles(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr
 def matmul_persistent_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.constexpr,
                           BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
                           GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr,
-                          WARP_SPECIALIZE: tl.constexpr = False):
+                          WARP_SPECIALIZE: tl.constexpr = None):
     descriptor_tiles(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K,
                      GROUP_SIZE_M, NUM_SMS, WARP_SPECIALIZE)
 
@@ -110,7 +111,7 @@ def matmul_persistent_tma(a_desc, b_desc, c_desc, M, N, K, BLOCK_SIZE_M: tl.cons
 def matmul_persistent_device_tma(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_SIZE_M: tl.constexpr,
                                  BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
                                  GROUP_SIZE_M: tl.constexpr, NUM_SMS: tl.constexpr,
-                                 WARP_SPECIALIZE: tl.constexpr = False):
+                                 WARP_SPECIALIZE: tl.constexpr = None):
     # The descriptors made in the kernel from contiguous A [M, K], B [K, N] and C [M, N]: on
     # Hopper each is a TMA map the program writes into global scratch (tilec.set_allocator)
     # before its first copy.
@@ -136,11 +137,12 @@ def sm_count(a) -> int:
     return torch.cuda.get_device_properties(a.device).multi_processor_count
 
 
-def matmul(a, b, c, use_descriptors, config: dict = CONFIG, warp_specialize=False):
+def matmul(a, b, c, use_descriptors, config: dict = CONFIG, warp_specialize=None):
     """c = a @ b (contiguous NumPy arrays in the interpreter, torch CUDA tensors on the GPU)
     by one of the persistent kernels: through pointers (`use_descriptors` False), host
     descriptors (True) or descriptors made in the kernel ("device"), the descriptor ones
-    warp-specialised if asked; returns the kernel the launch ran."""
+    warp-specialised if asked (True), not (False), or as the compiler decides (None: with 8
+    warps it does); returns the kernel the launch ran."""
     M, K = a.shape
     _, N = b.shape
     bm, bn, bk = config["BLOCK_SIZE_M"], config["BLOCK_SIZE_N"], config["BLOCK_SIZE_K"]

@@ -389,3 +389,102 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// No word on the loop (tl.range without warp_specialize): a persistent kernel's tile loop
+// whose nested K loop feeds a wgmma from TMA loads, with 8 warps computing, is specialised by
+// the compiler (AUTO_WARPS), as if marked.
+// CHECK-LABEL: func.func @auto
+// CHECK: "tilegpu.warp_specialize"() ({
+// CHECK: "tilegpu.async_tma_copy_global_to_local"
+// CHECK: }, {
+// CHECK: "tilegpu.warpgroup_dot"
+// CHECK: producer_warps = 4 : i32
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [8, 1], [16, 64]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!abuf = !tilegpu.memdesc<[128, 64], f16, #nvmma, true>
+!bbuf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @auto(%amap: !llvm.ptr, %bmap: !llvm.ptr, %first: i32, %tiles: i32, %nsm: i32, %n: i32,
+                  %out: tensor<128x64x!tile.ptr<f32, 1 : i32>, #mma>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c128 = arith.constant 128 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+    scf.for %t = %first to %tiles step %nsm : i32 {
+      %m = arith.muli %t, %c128 : i32
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf32, #mma>) : i32 {
+        %k = arith.muli %i, %c64 : i32
+        %abar = "tilegpu.local_alloc"() : () -> !bar
+        "tilegpu.init_barrier"(%abar) {count = 1 : i32} : (!bar) -> ()
+        %abuf = "tilegpu.local_alloc"() : () -> !abuf
+        "tilegpu.async_tma_copy_global_to_local"(%amap, %abar, %abuf, %m, %k) : (!llvm.ptr, !bar, !abuf, i32, i32) -> ()
+        %p0 = arith.constant 0 : i32
+        "tilegpu.wait_barrier"(%abar, %p0) : (!bar, i32) -> ()
+        "tilegpu.inval_barrier"(%abar) : (!bar) -> ()
+        %bbar = "tilegpu.local_alloc"() : () -> !bar
+        "tilegpu.init_barrier"(%bbar) {count = 1 : i32} : (!bar) -> ()
+        %bbuf = "tilegpu.local_alloc"() : () -> !bbuf
+        "tilegpu.async_tma_copy_global_to_local"(%bmap, %bbar, %bbuf, %k, %c0) : (!llvm.ptr, !bar, !bbuf, i32, i32) -> ()
+        %p1 = arith.constant 0 : i32
+        "tilegpu.wait_barrier"(%bbar, %p1) : (!bar, i32) -> ()
+        "tilegpu.inval_barrier"(%bbar) : (!bar) -> ()
+        %d = "tilegpu.warpgroup_dot"(%abuf, %bbuf, %acc) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!abuf, !bbuf, tensor<128x64xf32, #mma>) -> tensor<128x64xf32, #mma>
+        scf.yield %d : tensor<128x64xf32, #mma>
+      }
+      "tile.store"(%out, %r) {cache = "none", evict = "evict_normal"} : (tensor<128x64x!tile.ptr<f32, 1 : i32>, #mma>, tensor<128x64xf32, #mma>) -> ()
+    }
+    return
+  }
+}
+
+// -----
+
+// tl.range(..., warp_specialize=False): the same loop is left as it is.
+// CHECK-LABEL: func.func @auto_off
+// CHECK-NOT: tilegpu.warp_specialize"
+// CHECK: tile.warp_specialize = 0 : i32
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [8, 1], [16, 64]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!abuf = !tilegpu.memdesc<[128, 64], f16, #nvmma, true>
+!bbuf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @auto_off(%amap: !llvm.ptr, %bmap: !llvm.ptr, %first: i32, %tiles: i32, %nsm: i32, %n: i32,
+                  %out: tensor<128x64x!tile.ptr<f32, 1 : i32>, #mma>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c128 = arith.constant 128 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32, #mma>
+    scf.for %t = %first to %tiles step %nsm : i32 {
+      %m = arith.muli %t, %c128 : i32
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf32, #mma>) : i32 {
+        %k = arith.muli %i, %c64 : i32
+        %abar = "tilegpu.local_alloc"() : () -> !bar
+        "tilegpu.init_barrier"(%abar) {count = 1 : i32} : (!bar) -> ()
+        %abuf = "tilegpu.local_alloc"() : () -> !abuf
+        "tilegpu.async_tma_copy_global_to_local"(%amap, %abar, %abuf, %m, %k) : (!llvm.ptr, !bar, !abuf, i32, i32) -> ()
+        %p0 = arith.constant 0 : i32
+        "tilegpu.wait_barrier"(%abar, %p0) : (!bar, i32) -> ()
+        "tilegpu.inval_barrier"(%abar) : (!bar) -> ()
+        %bbar = "tilegpu.local_alloc"() : () -> !bar
+        "tilegpu.init_barrier"(%bbar) {count = 1 : i32} : (!bar) -> ()
+        %bbuf = "tilegpu.local_alloc"() : () -> !bbuf
+        "tilegpu.async_tma_copy_global_to_local"(%bmap, %bbar, %bbuf, %k, %c0) : (!llvm.ptr, !bar, !bbuf, i32, i32) -> ()
+        %p1 = arith.constant 0 : i32
+        "tilegpu.wait_barrier"(%bbar, %p1) : (!bar, i32) -> ()
+        "tilegpu.inval_barrier"(%bbar) : (!bar) -> ()
+        %d = "tilegpu.warpgroup_dot"(%abuf, %bbuf, %acc) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!abuf, !bbuf, tensor<128x64xf32, #mma>) -> tensor<128x64xf32, #mma>
+        scf.yield %d : tensor<128x64xf32, #mma>
+      }
+      "tile.store"(%out, %r) {cache = "none", evict = "evict_normal"} : (tensor<128x64x!tile.ptr<f32, 1 : i32>, #mma>, tensor<128x64xf32, #mma>) -> ()
+    } {tile.warp_specialize = 0 : i32}
+    return
+  }
+}

@@ -590,15 +590,17 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
 
 @builtin
 def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
-          warp_specialize=False, _semantic=None, **ignored):
+          warp_specialize=None, _semantic=None, **ignored):
     """`for i in tl.range(...)`: an scf.for; `num_stages` asks the pipeliner for that depth,
-    `warp_specialize` for a producer warpgroup issuing its TMA loads (a hint, as in Triton)."""
+    `warp_specialize=True` for a producer warpgroup issuing its TMA loads (a hint, as in
+    Triton); `False` forbids one, and unset leaves it to the compiler (tilegpu-warp-specialize
+    specialises persistent matmul loops)."""
     start, end = (0, arg1) if arg2 is None else (arg1, arg2)
     attrs = {}
     if num_stages is not None:
         attrs["num_stages"] = const_value(num_stages, "num_stages")
-    if const_value(warp_specialize, "warp_specialize"):
-        attrs["warp_specialize"] = 1
+    if warp_specialize is not None and unwrap(warp_specialize) is not None:
+        attrs["warp_specialize"] = int(bool(const_value(warp_specialize, "warp_specialize")))
     if loop_unroll_factor is not None:
         attrs["loop_unroll_factor"] = const_value(loop_unroll_factor, "loop_unroll_factor")
     return RangeSpec(start, end, 1 if step is None else step, attributes=attrs)
