@@ -205,6 +205,12 @@ class Gpu:
         """A function that writes `nbytes` of device memory, evicting the L2 (50 MB on H200)."""
         return self.timing.l2_flusher(nbytes)
 
+    def sm_count(self) -> int:
+        """The GPU's streaming multiprocessors (one program each, for persistent kernels)."""
+        if self.torch is not None:
+            return self.torch.cuda.get_device_properties(0).multi_processor_count
+        return self.cupy.cuda.Device().attributes["MultiProcessorCount"]
+
     def name(self) -> str:
         if self.torch is not None:
             return self.torch.cuda.get_device_name()

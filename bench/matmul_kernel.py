@@ -11,7 +11,8 @@ except NameError:  # imported on its own: tilec's language
     import tilec.language as tl
     from tilec import jit
 
-KERNELS = ("matmul_kernel", "matmul_desc_kernel")
+KERNELS = ("matmul_kernel", "matmul_desc_kernel", "matmul_persistent_desc_kernel",
+           "matmul_persistent_device_kernel")
 
 
 @jit
@@ -80,3 +81,48 @@ def matmul_desc_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,
         b = b_desc.load([k * BLOCK_K, pid_n * BLOCK_N])
         accumulator = tl.dot(a, b, accumulator)
     c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], accumulator.to(c_desc.dtype))
+
+
+@jit
+def persistent_tiles(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,
+                     BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                     NUM_SMS: tl.constexpr, WARP_SPECIALIZE: tl.constexpr):
+    # A persistent program's walk over the output tiles start, start + NUM_SMS, ... (in
+    # grouped order, tile t as program t of matmul_desc_kernel would take it), each computed
+    # through the descriptors; the tile loop may be warp-specialised (the producer then runs
+    # into the next tile while the consumers store this one).
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    per_group = GROUP_M * num_pid_n
+    for tile in tl.range(tl.program_id(0), num_pid_m * num_pid_n, NUM_SMS, flatten=True,
+                         warp_specialize=WARP_SPECIALIZE):
+        first_m = (tile // per_group) * GROUP_M
+        rows = min(num_pid_m - first_m, GROUP_M)
+        off_m = (first_m + (tile % per_group) % rows) * BLOCK_M
+        off_n = ((tile % per_group) // rows) * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BLOCK_K)):
+            acc = tl.dot(a_desc.load([off_m, k * BLOCK_K]), b_desc.load([k * BLOCK_K, off_n]),
+                         acc)
+        c_desc.store([off_m, off_n], acc.to(c_desc.dtype))
+
+
+def matmul_persistent_desc_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr,
+                                  BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                                  GROUP_M: tl.constexpr, NUM_SMS: tl.constexpr,
+                                  WARP_SPECIALIZE: tl.constexpr = False):
+    # The persistent matmul through host descriptors (as matmul_desc_kernel's).
+    persistent_tiles(a_desc, b_desc, c_desc, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
+                     NUM_SMS, WARP_SPECIALIZE)
+
+
+def matmul_persistent_device_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                                    BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                                    GROUP_M: tl.constexpr, NUM_SMS: tl.constexpr,
+                                    WARP_SPECIALIZE: tl.constexpr = False):
+    # The persistent matmul through descriptors the kernel makes of contiguous A, B and C
+    # (TMA maps written into global scratch on Hopper: set_allocator in both frameworks).
+    persistent_tiles(tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BLOCK_M, BLOCK_K]),
+                     tl.make_tensor_descriptor(b_ptr, [K, N], [N, 1], [BLOCK_K, BLOCK_N]),
+                     tl.make_tensor_descriptor(c_ptr, [M, N], [N, 1], [BLOCK_M, BLOCK_N]),
+                     M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, NUM_SMS, WARP_SPECIALIZE)

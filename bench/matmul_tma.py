@@ -3,7 +3,7 @@ beside tilec's pointer kernel and cuBLAS, in one process.
 
     python bench/matmul_tma.py [--out DIR] [--dtype fp16|bf16] [--shapes 4096x4096x4096,...]
                                [--configs 128x128x64:w8:s3,...] [--warmup 5] [--repeats 20]
-                               [--cooldown 1]
+                               [--cooldown 1] [--kernel tile|persistent|device]
 
 C[M, N] = A[M, K] @ B[K, N], all row-major, accumulated in fp32, stored as the input type. The
 descriptor kernel (matmul_desc_kernel of bench/matmul_kernel.py) takes A, B and C as host
@@ -16,6 +16,12 @@ torch.matmul(a, b, out=c). Default shapes: 4096^3 and 8192^3 (issue 18's); confi
 128x256x64 with 8 warps and 3 and 4 stages, 128x128x64 with 4 warps and 4 stages, and
 128x256x64 with 8 warps and 3 and 4 stages with `:ws` (the loop `warp_specialize=True`: a
 producer warpgroup issues the TMA copies; the pointer kernel skips those configs).
+
+--kernel persistent runs matmul_persistent_desc_kernel instead (one program per SM walking
+the tiles, `tl.range(..., flatten=True, warp_specialize=...)` over them, the same host
+descriptors), --kernel device matmul_persistent_device_kernel (the same, the descriptors made
+in the kernel from A, B and C: TMA maps written into global scratch, which both frameworks take
+from torch through their set_allocator).
 
 Every result is checked once against torch.matmul in fp32 (|c - ref| <= 1e-2 (|ref| +
 sqrt(K)), as bench/matmul.py); then timed with CUDA events, the median of --repeats after
@@ -36,6 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import common  # noqa: E402
 
 KERNEL_FILE = common.BENCH / "matmul_kernel.py"  # both kernels, one source for both compilers
+KERNELS = {"tile": "matmul_desc_kernel", "persistent": "matmul_persistent_desc_kernel",
+           "device": "matmul_persistent_device_kernel"}
 GROUP_M = 8
 RTOL = 1e-2
 TARGET_OVER_CUBLAS = 1.05
@@ -64,6 +72,7 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--cooldown", type=float, default=1.0)
+    parser.add_argument("--kernel", choices=tuple(KERNELS), default="tile")
     args = parser.parse_args()
     if args.dry_run:
         print("matmul_tma has no dry run: it measures the GPU only")
@@ -75,7 +84,8 @@ def main() -> int:
     gpu = common.Gpu(torch=torch)
     flush = gpu.l2_flusher()
     tilec_kernels = common.load_kernels(tl, tilec.jit, "tilec", KERNEL_FILE)
-    kernels = {"tilec": tilec_kernels["matmul_desc_kernel"],
+    kernel_name = KERNELS[args.kernel]
+    kernels = {"tilec": tilec_kernels[kernel_name],
                "tilec (pointers)": tilec_kernels["matmul_kernel"]}
     triton_descriptor = None
     triton = common.importable("triton", "the Triton rows are skipped")
@@ -83,7 +93,10 @@ def main() -> int:
         import triton.language as ttl
         from triton.tools.tensor_descriptor import TensorDescriptor as triton_descriptor
         kernels["triton"] = common.load_kernels(ttl, triton.jit, "triton", KERNEL_FILE)[
-            "matmul_desc_kernel"]
+            kernel_name]
+        if args.kernel == "device":  # Triton's in-kernel descriptors need an allocator
+            triton.set_allocator(lambda size, alignment, stream: torch.empty(
+                size, dtype=torch.int8, device="cuda"))
     to = getattr(torch, {"fp16": "float16", "bf16": "bfloat16"}[args.dtype])
     shapes = common.parse_int_tuples(args.shapes, r"(\d+)x(\d+)x(\d+)", "--shapes", "MxNxK")
     configs = parse_configs(args.configs)
@@ -123,10 +136,16 @@ def main() -> int:
             meta = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=GROUP_M, num_warps=warps,
                         num_stages=stages)
             desc_meta = dict(meta, WARP_SPECIALIZE=ws)
+            desc_grid = grid
+            if args.kernel != "tile":  # persistent: a program per SM at most
+                desc_grid = (min(grid[0], gpu.sm_count()),)
+                desc_meta["NUM_SMS"] = desc_grid[0]
             found = {}
             descs = [TensorDescriptor.from_tensor(t, blk) for t, blk in
                      ((a, [bm, bk]), (b, [bk, bn]), (c, [bm, bn]))]
-            found["tilec"] = run(f"tilec {label}", lambda: kernels["tilec"][grid](
+            if args.kernel == "device":
+                descs = [a, b, c]
+            found["tilec"] = run(f"tilec {label}", lambda: kernels["tilec"][desc_grid](
                 *descs, M, N, K, **desc_meta), c, ref, K)
             if not ws:  # the pointer kernel has no specialised loop
                 found["tilec (pointers)"] = run(
@@ -136,9 +155,11 @@ def main() -> int:
             if "triton" in kernels:
                 tdescs = [triton_descriptor.from_tensor(t, blk) for t, blk in
                           ((a, [bm, bk]), (b, [bk, bn]), (c, [bm, bn]))]
+                if args.kernel == "device":
+                    tdescs = [a, b, c]
                 try:
-                    found["triton"] = run(f"Triton {label}", lambda: kernels["triton"][grid](
-                        *tdescs, M, N, K, **desc_meta), c, ref, K)
+                    found["triton"] = run(f"Triton {label}", lambda: kernels["triton"][
+                        desc_grid](*tdescs, M, N, K, **desc_meta), c, ref, K)
                 except Exception as err:  # a config Triton refuses: recorded, the sweep goes on
                     found["triton"] = {"error": f"{type(err).__name__}: {err}"[:300]}
             row["configs"][label] = found
@@ -168,17 +189,19 @@ def main() -> int:
                       f"{common.fmt(tf(best['triton'][0]), '.0f')} ({best['triton'][1]})",
                       f"{common.fmt(tf(best['tilec (pointers)'][0]), '.0f')}",
                       common.fmt_ratio(over_cublas), common.fmt_ratio(over_triton)])
-    common.print_table(f"{args.dtype} matmul through host descriptors, TFLOP/s (best config)",
+    common.print_table(f"{args.dtype} matmul through descriptors ({kernel_name}), TFLOP/s "
+                       "(best config)",
                        ["shape", "cuBLAS", "tilec (TMA)", "Triton (same source)",
                         "tilec pointers", "tilec/cuBLAS", "tilec/Triton"], table)
     for row in results:
         print(f"target: {row['shape']} tilec {common.fmt_ratio(row['tilec_over_cublas'])} "
               f"cuBLAS (needs >= {TARGET_OVER_CUBLAS}x): "
               f"{'MET' if row['target_met'] else 'MISSED'}")
-    payload = {"dtype": args.dtype, "results": results,
+    payload = {"dtype": args.dtype, "kernel": kernel_name, "results": results,
                "environment": common.environment({"torch": torch, "tilec": tilec,
                                                   "triton": triton}, gpu)}
-    return common.finish(Path(args.out), "matmul_tma", payload, draw(results),
+    name = "matmul_tma" if args.kernel == "tile" else f"matmul_tma_{args.kernel}"
+    return common.finish(Path(args.out), name, payload, draw(results),
                          [("problems: ", "; ".join(problems))])
 
 
