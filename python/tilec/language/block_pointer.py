@@ -157,7 +157,9 @@ class tensor_descriptor(block_pointer):
     """What tl.make_tensor_descriptor returns (Triton's tensor descriptor): a block pointer
     without offsets of its own; `desc.load(offsets)` and `desc.store(offsets, value)` read and
     write the block at `offsets`, out-of-bounds elements read as the padding and not written.
-    (The compiler expands them into masked pointer blocks, as for block pointers.)"""
+    (On sm_90 the compiler moves the blocks of the 2-D ones TMA takes with TMA copies through
+    a map: a parameter for a host descriptor, one the kernel writes for a descriptor it makes;
+    it expands the others into masked pointer blocks, as for block pointers.)"""
 
     def __init__(self, base, shape: tuple, strides: tuple, block_shape: tuple, padding: str,
                  offsets: tuple | None = None, tensormap=None, tma_swizzle: int = 0,
