@@ -39,6 +39,9 @@ After it runs, such a kernel is
         gpu.yield
       }) {producer_warps = 4, producer_registers = 40, consumer_registers = C}
     func.return
+TMA maps the kernel makes (tile.make_tensormap, in its top block) move to the front of the
+kernel with the pure ops computing their operands, before the rings and the split: every
+thread makes them once, and the producer's copies use them.
 The producer runs up to S trips ahead of the slowest consumer. C is the most registers the
 consumers can raise to beside a 40-register producer warpgroup (analysis/registers.py).
 
