@@ -396,6 +396,19 @@ irdl.dialect @tile {
     irdl.results(result: %result)
   }
 
+  // `value` added (`kind` "add") into the block of a tensor descriptor at `offsets` by a TMA
+  // reduction through the map `map` (as tile.tma_store): each element of the block inside the
+  // tensor is updated atomically; elements outside it are not touched.
+  irdl.operation @tma_reduce {
+    %map = irdl.is !llvm.ptr
+    %value = irdl.base "!builtin.tensor"
+    %offset = irdl.is i32
+    %swizzle = irdl.base "#builtin.integer"
+    %kind = irdl.base "#builtin.string"
+    irdl.attributes { "swizzle" = %swizzle, "kind" = %kind }
+    irdl.operands(map: %map, value: %value, offsets: variadic %offset)
+  }
+
   // `value` written as the block of a host tensor descriptor at `offsets` by TMA, through the
   // map parameter `map` (as tile.tma_load); elements outside the tensor are not written.
   irdl.operation @tma_store {

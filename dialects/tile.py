@@ -162,6 +162,12 @@ def make_tensormap(scratch: ir.Value, base: ir.Value, dims: Sequence[ir.Value],
                    [scratch, base, *dims, *strides], attrs).result
 
 
+def tma_reduce(tensormap: ir.Value, value: ir.Value, offsets: Sequence[ir.Value],
+               swizzle: int, kind: str = "add") -> ir.Operation:
+    return _create("tma_reduce", [], [tensormap, value, *offsets],
+                   {"swizzle": _i32(swizzle), "kind": _str(kind)})
+
+
 def tma_store(tensormap: ir.Value, value: ir.Value, offsets: Sequence[ir.Value],
               swizzle: int) -> ir.Operation:
     return _create("tma_store", [], [tensormap, value, *offsets], {"swizzle": _i32(swizzle)})

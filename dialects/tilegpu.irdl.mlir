@@ -273,6 +273,18 @@ irdl.dialect @tilegpu {
     irdl.operands(map: %map, src: %src, coords: variadic %coord)
   }
 
+  // As async_tma_copy_local_to_global, a TMA reduction instead of a store: thread 0 adds
+  // (`kind`) each element of `src` into the box at `coords` of the tensor `map` describes
+  // (cp.reduce.async.bulk.tensor), atomically per element, in one bulk group.
+  irdl.operation @async_tma_reduce {
+    %map = irdl.is !llvm.ptr
+    %src = irdl.base @tilegpu::@memdesc
+    %coord = irdl.is i32
+    %kind = irdl.base "#builtin.string"
+    irdl.attributes { "kind" = %kind }
+    irdl.operands(map: %map, src: %src, coords: variadic %coord)
+  }
+
   // The storing thread waits until at most `pendings` of its TMA store groups still read
   // shared memory (cp.async.bulk.wait_group.read).
   irdl.operation @tma_store_wait {

@@ -466,6 +466,12 @@ def async_tma_copy_local_to_global(tensormap: ir.Value, src: ir.Value,
     return _create("async_tma_copy_local_to_global", [], [tensormap, src, *coords])
 
 
+def async_tma_reduce(tensormap: ir.Value, src: ir.Value, coords: list[ir.Value],
+                     kind: str = "add") -> ir.Operation:
+    return _create("async_tma_reduce", [], [tensormap, src, *coords],
+                   {"kind": ir.StringAttr.get(kind)})
+
+
 def tma_store_wait(pendings: int) -> ir.Operation:
     attrs = {"pendings": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), pendings)}
     return _create("tma_store_wait", [], [], attrs)

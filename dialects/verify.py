@@ -247,6 +247,27 @@ def _tma_store(op) -> str | None:
     return _tma_block(op, op.operands[1].type, list(op.operands)[2:])
 
 
+# What TMA reductions take: the kinds tl's descriptors have, on the element types TMA adds.
+TMA_REDUCE_KINDS = ("add",)
+TMA_REDUCE_ELEMENTS = ("f16", "bf16", "f32", "i32")
+
+
+def _tma_reduce(op) -> str | None:
+    kind, element = ir.StringAttr(op.attributes["kind"]).value, _element(op.operands[1].type)
+    if kind not in TMA_REDUCE_KINDS:
+        return f"kind must be one of {list(TMA_REDUCE_KINDS)}, got {kind!r}"
+    if _is_tensor(op.operands[1].type) and _text(element) not in TMA_REDUCE_ELEMENTS:
+        return f"a TMA {kind} takes {', '.join(TMA_REDUCE_ELEMENTS)} elements, got {element}"
+    return _tma_store(op)
+
+
+def _tma_reduce_copy(op) -> str | None:
+    kind = ir.StringAttr(op.attributes["kind"]).value
+    if kind not in TMA_REDUCE_KINDS:
+        return f"kind must be one of {list(TMA_REDUCE_KINDS)}, got {kind!r}"
+    return _tma_store_copy(op)
+
+
 def _tma_block(op, result: ir.Type, offsets: list) -> str | None:
     """The block a TMA load or store moves, and its offsets and swizzle."""
     if not _is_tensor(result):
@@ -653,6 +674,7 @@ RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tilegpu.async_tma_copy_global_to_local": _tma_copy, "tile.tma_store": _tma_store,
     "tilegpu.async_tma_copy_local_to_global": _tma_store_copy,
     "tilegpu.tma_store_wait": _tma_store_wait, "tile.make_tensormap": _make_tensormap,
+    "tile.tma_reduce": _tma_reduce, "tilegpu.async_tma_reduce": _tma_reduce_copy,
 }
 
 

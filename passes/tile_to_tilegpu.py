@@ -100,7 +100,7 @@ class _Assigner:
             self.convert_operand(op, 1, tilegpu.tensor_layout(op.results[0].type))
         elif name == "tile.tma_load":
             _tma_copy(op)
-        elif name == "tile.tma_store":
+        elif name in ("tile.tma_store", "tile.tma_reduce"):
             _tma_store(op)
 
     def convert_operand(self, op: ir.Operation, index: int, layout) -> None:
@@ -137,15 +137,20 @@ def _tma_layout(op: ir.Operation, block: ir.Type) -> NvmmaSharedLayout:
 
 
 def _tma_store(op: ir.Operation) -> None:
-    """A tile.tma_store as the value written to shared memory, fenced for the async proxy,
-    copied out by TMA, and waited for (until then the buffer must not be reused)."""
+    """A tile.tma_store (tile.tma_reduce) as the value written to shared memory, fenced for
+    the async proxy, copied out (reduced into the tensor) by TMA, and waited for (until then
+    the buffer must not be reused)."""
     value = op.operands[1]
     desc = MemDesc(tuple(value.type.shape), str(tile.element_type(value.type)),
                    _tma_layout(op, value.type), False)
     with ir.InsertionPoint(op), op.location:
         buf = tilegpu.local_alloc(desc, value)
         tilegpu.fence_async_shared()
-        tilegpu.async_tma_copy_local_to_global(op.operands[0], buf, list(op.operands[2:]))
+        if op.name == "tile.tma_reduce":
+            tilegpu.async_tma_reduce(op.operands[0], buf, list(op.operands[2:]),
+                                     ir.StringAttr(op.attributes["kind"]).value)
+        else:
+            tilegpu.async_tma_copy_local_to_global(op.operands[0], buf, list(op.operands[2:]))
         tilegpu.tma_store_wait(0)
     op.erase()
 

@@ -262,6 +262,21 @@ func.func @tma_store(%map: !llvm.ptr, %x: tensor<64x64xf16>, %o0: i32, %o1: i32)
 
 // -----
 
+// A TMA reduction (desc.atomic_add) is a store's sequence with async_tma_reduce in place of
+// the copy, its kind kept.
+// CHECK-LABEL: func.func @tma_reduce
+// CHECK: [[BUF:%.*]] = "tilegpu.local_alloc"
+// CHECK-NEXT: "tilegpu.fence_async_shared"() : () -> ()
+// CHECK-NEXT: "tilegpu.async_tma_reduce"(%arg0, [[BUF]], %arg2, %arg3) {kind = "add"}
+// CHECK-NEXT: "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+// CHECK-NOT: tile.tma_reduce
+func.func @tma_reduce(%map: !llvm.ptr, %x: tensor<64x32xf32>, %o0: i32, %o1: i32) {
+  "tile.tma_reduce"(%map, %x, %o0, %o1) {swizzle = 128 : i32, kind = "add"} : (!llvm.ptr, tensor<64x32xf32>, i32, i32) -> ()
+  return
+}
+
+// -----
+
 // The buffer's layout follows the store's swizzle and element width, as a load's does: 64-byte
 // swizzle of f32 (16-element column blocks), 32-byte swizzle of i8 in 3-D (order [2, 1, 0]).
 // Each store gets a buffer, a fence and a wait of its own, in program order, and the offsets

@@ -160,6 +160,15 @@ func.func @tma_load(%map: !llvm.ptr, %i: i32, %j: i32) -> tensor<64x64xf16> {
   return %a : tensor<64x64xf16>
 }
 
+// A TMA reduction: the map, the value, one i32 offset per dimension, the swizzle span and the
+// kind.
+// CHECK-LABEL: func.func @tma_reduce
+// CHECK: "tile.tma_reduce"(%arg0, %arg1, %arg2, %arg2) {kind = "add", swizzle = 128 : i32} : (!llvm.ptr, tensor<64x32xf32>, i32, i32) -> ()
+func.func @tma_reduce(%map: !llvm.ptr, %x: tensor<64x32xf32>, %i: i32) {
+  "tile.tma_reduce"(%map, %x, %i, %i) {swizzle = 128 : i32, kind = "add"} : (!llvm.ptr, tensor<64x32xf32>, i32, i32) -> ()
+  return
+}
+
 // A TMA map made in the kernel: the global scratch, the base pointer, the two sizes and the
 // outer stride (i64), the box (outermost first), the swizzle span and the scratch slot; the
 // map's generic address.

@@ -144,6 +144,8 @@ func.func @mbarriers_and_tma(%map: !llvm.ptr, %x: i32, %y: i32, %phase: i32) {
 // CHECK: [[MBUF:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>
 // CHECK: "tilegpu.async_tma_copy_local_to_global"([[MAP]], [[MBUF]], [[Y]], [[X]]) : (!llvm.ptr, !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>, i32, i32) -> ()
 // CHECK: "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+// A TMA reduction takes the store's operands and its kind.
+// CHECK: "tilegpu.async_tma_reduce"([[MAP]], [[BUF]], [[X]], [[Y]]) {kind = "add"} : (!llvm.ptr, !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, i32, i32) -> ()
 func.func @tma_store(%map: !llvm.ptr, %v: tensor<64x64xf16, #blocked>, %x: i32, %y: i32) {
   %buf = "tilegpu.local_alloc"(%v) : (tensor<64x64xf16, #blocked>) -> !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>
   "tilegpu.fence_async_shared"() : () -> ()
@@ -152,6 +154,7 @@ func.func @tma_store(%map: !llvm.ptr, %v: tensor<64x64xf16, #blocked>, %x: i32, 
   %mbuf = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>
   "tilegpu.async_tma_copy_local_to_global"(%map, %mbuf, %y, %x) : (!llvm.ptr, !tilegpu.memdesc<[64, 128], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, true>, i32, i32) -> ()
   "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+  "tilegpu.async_tma_reduce"(%map, %buf, %x, %y) {kind = "add"} : (!llvm.ptr, !tilegpu.memdesc<[64, 64], f16, #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>, false>, i32, i32) -> ()
   return
 }
 

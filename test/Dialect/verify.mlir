@@ -2342,3 +2342,21 @@ func.func @make_tensormap_scratch(%s: !tile.ptr<f32, 1 : i32>, %p: !tile.ptr<f16
   %map = "tile.make_tensormap"(%s, %p, %n, %n, %n) {box = array<i32: 64, 64>, swizzle = 128 : i32, slot = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 2, 1>} : (!tile.ptr<f32, 1 : i32>, !tile.ptr<f16, 1 : i32>, i64, i64, i64) -> !llvm.ptr
   return
 }
+
+// -----
+
+// TMA reductions add (the kind desc.atomic_add makes).
+func.func @tma_reduce_kind(%map: !llvm.ptr, %x: tensor<64x32xf32>, %o: i32) {
+  // expected-error@+1 {{'tile.tma_reduce' op kind must be one of ['add'], got 'max'}}
+  "tile.tma_reduce"(%map, %x, %o, %o) {swizzle = 128 : i32, kind = "max"} : (!llvm.ptr, tensor<64x32xf32>, i32, i32) -> ()
+  return
+}
+
+// -----
+
+// TMA adds f16, bf16, f32 and 32-bit integers.
+func.func @tma_reduce_element(%map: !llvm.ptr, %x: tensor<64x128xi8>, %o: i32) {
+  // expected-error@+1 {{'tile.tma_reduce' op a TMA add takes f16, bf16, f32, i32 elements, got i8}}
+  "tile.tma_reduce"(%map, %x, %o, %o) {swizzle = 128 : i32, kind = "add"} : (!llvm.ptr, tensor<64x128xi8>, i32, i32) -> ()
+  return
+}

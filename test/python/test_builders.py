@@ -178,6 +178,8 @@ def build_tile_module() -> tuple[ir.Module, dict]:
                                             [n, n], [n], [64, 64], 128, 0)
         s["tma_made"] = tile.tma_load(s["made_map"], [s["pid"], s["pid"]],
                                       tensor([64, 64], f16()), 128)
+        s["tma_reduce"] = tile.tma_reduce(s["made_map"], s["tma_made"], [s["pid"], s["pid"]],
+                                          128, "add")
 
     args = [tile.ptr_type(f32()), tensor([4, 8], f32()), tensor([4, 8], f32()),
             tensor([4, 8], i32()), tensor([64, 32], f16()), tensor([32, 64], f16()),
@@ -328,6 +330,7 @@ def build_tilegpu_module() -> tuple[ir.Module, dict]:
         s["arrive_barrier"] = tg.arrive_barrier(s["bar"])
         s["inval_barrier"] = tg.inval_barrier(s["bar"])
         s["tma_store"] = tg.async_tma_copy_local_to_global(tensormap, s["tma_dst"], [stage, stage])
+        s["tma_reduce"] = tg.async_tma_reduce(tensormap, s["tma_dst"], [stage, stage], "add")
         s["tma_store_wait"] = tg.tma_store_wait(0)
         s["split"] = tg.warp_specialize(4, 40, 256)  # last: both regions end the kernel
         for region in s["split"].regions:

@@ -68,6 +68,7 @@ OP_FACTS: dict[str, OpFacts] = {
     # a host descriptor's desc.load on sm_90 (convert-tile-to-tilegpu makes it a TMA copy)
     "tile.tma_load": OpFacts(effects="read"),
     "tile.tma_store": _write(),
+    "tile.tma_reduce": _write("atomic_add"),  # desc.atomic_add through TMA
     # a map made in the kernel (sm_90 tl.make_tensor_descriptor): it writes the map into the
     # kernel's global scratch, which only its users read; unused, it goes
     "tile.make_tensormap": OpFacts(effects="read", builtins=("make_tensor_descriptor",)),
@@ -114,6 +115,7 @@ OP_FACTS: dict[str, OpFacts] = {
     # a TMA store reads its buffer (one thread, asynchronously: until its tma_store_wait)
     "tilegpu.async_tma_copy_local_to_global": _write(access=SHARED_READ, buffer_operand=1),
     "tilegpu.tma_store_wait": _write(),
+    "tilegpu.async_tma_reduce": _write(access=SHARED_READ, buffer_operand=1),
 }
 
 _UPSTREAM_PURE = ("arith", "math")

@@ -212,6 +212,10 @@ class MLIRBuilder(protocol.Builder):
     def tma_store(self, tensormap, value, offsets, swizzle):
         tile.tma_store(tensormap.handle, value.handle, [o.handle for o in offsets], swizzle)
 
+    def tma_reduce(self, tensormap, value, offsets, swizzle, kind):
+        tile.tma_reduce(tensormap.handle, value.handle, [o.handle for o in offsets], swizzle,
+                        kind)
+
     def tma_load(self, tensormap, offsets, ty, swizzle):
         return tensor(tile.tma_load(tensormap.handle, [o.handle for o in offsets], ty.to_ir(),
                                     swizzle), ty)

@@ -402,6 +402,9 @@ class NumPyBuilder(protocol.Builder):
     def tma_store(self, tensormap, value, offsets, swizzle):
         raise SemanticError("TMA maps exist in compiled kernels only")
 
+    def tma_reduce(self, tensormap, value, offsets, swizzle, kind):
+        raise SemanticError("TMA maps exist in compiled kernels only")
+
     def tma_load(self, tensormap, offsets, ty, swizzle):
         # The interpreter's descriptors have no TMA map: desc.load reads through pointers.
         raise SemanticError("TMA maps exist in compiled kernels only")

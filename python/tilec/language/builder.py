@@ -139,6 +139,11 @@ class Builder:
         """`value` written as the block at `offsets` of the tensor the TMA map describes."""
         raise NotImplementedError
 
+    def tma_reduce(self, tensormap, value, offsets, swizzle: int, kind: str) -> None:
+        """`value` added (`kind`) into the block at `offsets` of the tensor the TMA map
+        describes, atomically per element."""
+        raise NotImplementedError
+
     def tma_load(self, tensormap, offsets, ty, swizzle: int):
         """The block of type `ty` at `offsets` (i32 scalars) of the tensor the TMA map
         parameter `tensormap` describes, copied with the map's `swizzle` (bytes)."""

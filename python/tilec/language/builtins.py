@@ -293,9 +293,15 @@ def _descriptor_store(desc, offsets, value, _semantic=None) -> None:
 def _descriptor_atomic(kind):
     @builtin
     def atomic(desc, offsets, value, _semantic=None) -> None:
-        pointers, mask, _ = _descriptor_lanes(f"atomic_{kind}", desc, offsets, _semantic)
-        memory.atomic_rmw(kind, pointers, _check_block(_u(desc), value, f"atomic_{kind}"), mask,
-                          None, None)
+        checked, at = block_pointer.check_descriptor_access(desc, offsets, f"desc.atomic_{kind}")
+        value = _check_block(checked, value, f"atomic_{kind}")
+
+        def through_pointers():
+            pointers, mask, _ = _descriptor_lanes(f"atomic_{kind}", desc, offsets, _semantic)
+            memory.atomic_rmw(kind, pointers, value, mask, None, None)
+        if checked.tensormap is not None and checked.dtype in memory.TMA_REDUCTIONS.get(kind, ()):
+            return memory.tma_store(checked, at, value, through_pointers, reduce=kind)
+        return through_pointers()
     atomic.__name__ = atomic.__qualname__ = f"_descriptor_atomic_{kind}"
     return atomic
 

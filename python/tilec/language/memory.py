@@ -124,11 +124,12 @@ def tma_load(desc, offsets, fallback) -> tensor:
         lambda: [fallback()], [desc.block_type])[0]
 
 
-def tma_store(desc, offsets, value, fallback) -> None:
-    """desc.store(offsets, value) of a descriptor the compiler moves with TMA;
-    `fallback()` stores through pointers (also for a map made in the kernel of a tensor with
-    no elements, which maps a zero scratch area that a store must not write)."""
-    check_writable(desc.base, "desc.store")
+def tma_store(desc, offsets, value, fallback, reduce: str | None = None) -> None:
+    """desc.store(offsets, value) of a descriptor the compiler moves with TMA, or with
+    `reduce` desc.atomic_<reduce>(offsets, value) (see TMA_REDUCTIONS); `fallback()` stores
+    (or updates) through pointers (also for a map made in the kernel of a tensor with no
+    elements, which maps a zero scratch area that a store must not write)."""
+    check_writable(desc.base, f"desc.atomic_{reduce}" if reduce else "desc.store")
     value = cast(to_tensor(value), desc.dtype)
     offsets = [cast(to_tensor(o), T.int32) for o in offsets]
     movable = _tma_movable(desc, offsets)
@@ -137,8 +138,18 @@ def tma_store(desc, offsets, value, fallback) -> None:
     if desc.tma_usable is not None:
         for size in desc.shape:
             movable = binary("&", movable, compare(">", size, 0))
-    _builder().if_(movable, lambda: _builder().tma_store(desc.tensormap, value, offsets,
-                                                        desc.tma_swizzle), fallback)
+
+    def through_tma():
+        if reduce:
+            _builder().tma_reduce(desc.tensormap, value, offsets, desc.tma_swizzle, reduce)
+        else:
+            _builder().tma_store(desc.tensormap, value, offsets, desc.tma_swizzle)
+    _builder().if_(movable, through_tma, fallback)
+
+
+# The desc.atomic_<kind> updates TMA reductions make (cp.reduce.async.bulk.tensor), by the
+# element types they take; the others go through pointer atomics.
+TMA_REDUCTIONS = {"add": (T.float16, T.bfloat16, T.float32, T.int32, T.uint32)}
 
 
 def store(ptr, value, mask=None, cache_modifier: str = "", eviction_policy: str = "") -> None:

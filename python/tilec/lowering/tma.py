@@ -59,7 +59,7 @@ def _thread0(ctx: Lowering) -> ir.Value:
     return owner_predicate(ctx, None, None)
 
 
-@rule("tile.tma_load", "tile.tma_store")
+@rule("tile.tma_load", "tile.tma_store", "tile.tma_reduce")
 def lower_tile_tma(ctx: Lowering, op: ir.Operation):
     raise LoweringError(op, f"{op.name} is tile IR: convert-tile-to-tilegpu turns it into a "
                             "TMA copy through shared memory (run it first)")
@@ -155,6 +155,23 @@ def lower_tma_store_copy(ctx: Lowering, op: ir.Operation):
     for base, coords in _column_blocks(src, [ctx.get(v) for v in list(op.operands)[2:]]):
         nvvm.CpAsyncBulkTensorSharedCTAToGlobalOp(tensormap, base, coords, predicate=first)
     _thread0_only(ctx, nvvm.CpAsyncBulkCommitGroupOp)
+    return []
+
+
+@rule("tilegpu.async_tma_reduce")
+def lower_tma_reduce(ctx: Lowering, op: ir.Operation):
+    """Thread 0 reduces each column block into the tensor (cp.reduce.async.bulk.tensor, the
+    operation `kind`) and commits them as one bulk group."""
+    tensormap = ctx.get(op.operands[0])
+    src: SharedBuffer = ctx.get(op.operands[1])
+    kind = ir.Attribute.parse(f"#nvvm.tma_redux_kind<{ir.StringAttr(op.attributes['kind']).value}>")
+    blocks = list(_column_blocks(src, [ctx.get(v) for v in list(op.operands)[2:]]))
+
+    def reduce():
+        for base, coords in blocks:
+            nvvm.CpAsyncBulkTensorReduceOp(tensormap, base, kind, coords)
+        nvvm.CpAsyncBulkCommitGroupOp()
+    _thread0_only(ctx, reduce)
     return []
 
 

@@ -409,3 +409,28 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// A TMA reduction: thread 0 adds the buffer (one 128-byte column block of f32) into the box
+// at the coordinates, innermost first, and commits the bulk group; the wait follows.
+// CHECK-LABEL: gpu.func @tma_reduce
+// CHECK-SAME: ([[MAP:%[^:]*]]: !llvm.ptr, {{%[^:]*}}: f32, [[ROW:%[^:]*]]: i32, [[COL:%[^:]*]]: i32)
+// CHECK: scf.if {{%[0-9]+}} {
+// CHECK-NEXT: nvvm.cp.async.bulk.tensor.reduce [[MAP]], {{%.*}}, box{{\[}}[[COL]], [[ROW]]{{\]}} {redKind = #nvvm.tma_redux_kind<add>
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: }
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 32 : i32, [1, 0]>
+!sbuf = !tilegpu.memdesc<[64, 32], f32, #nvmma, false>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @tma_reduce(%map: !llvm.ptr, %v: f32, %row: i32, %col: i32) {
+    %x = "tile.splat"(%v) : (f32) -> tensor<64x32xf32, #b>
+    %buf = "tilegpu.local_alloc"(%x) : (tensor<64x32xf32, #b>) -> !sbuf
+    "tilegpu.fence_async_shared"() : () -> ()
+    "tilegpu.async_tma_reduce"(%map, %buf, %row, %col) {kind = "add"} : (!llvm.ptr, !sbuf, i32, i32) -> ()
+    "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+    return
+  }
+}
