@@ -35,20 +35,36 @@ def test_persistent_matmul_in_the_interpreter(use_descriptors, shape, monkeypatc
     np.testing.assert_allclose(c.astype(np.float32), expected, rtol=1e-2, atol=5e-2)
 
 
-def test_the_persistent_descriptor_kernel_stages_its_k_loop_with_tma():
+def compile_persistent_tma(warp_specialize, num_warps: int = 8, stop_after: str = "cubin"):
+    """matmul_persistent_tma for fp16 host descriptors, 128x128x64 blocks, 3 stages."""
     t = tutorial("09-persistent-matmul")
     x = np.zeros((256, 256), np.float16)
     spec = [runtime.specialize_argument(TensorDescriptor.from_tensor(x, blk))
             for blk in ([128, 64], [64, 128], [128, 128])]
     key = (*spec, ("i32", True), ("i32", True), ("i32", True), ("constexpr", 128),
            ("constexpr", 128), ("constexpr", 64), ("constexpr", 8), ("constexpr", 132),
-           ("constexpr", False))
-    kernel = compile_specialized(t.matmul_persistent_tma, key,
-                                 CompileOptions(num_warps=8, num_stages=3))
+           ("constexpr", warp_specialize))
+    return compile_specialized(t.matmul_persistent_tma, key,
+                               CompileOptions(num_warps=num_warps, num_stages=3),
+                               stop_after=stop_after)
+
+
+def test_the_persistent_descriptor_kernel_stages_its_k_loop_with_tma():
+    kernel = compile_persistent_tma(False)
     tilegpu = kernel.asm["tilegpu"]
     assert tilegpu.count("scf.for") == 2 and "!tilegpu.memdesc<[3, 128, 64], f16" in tilegpu
     assert "is_async" in tilegpu and kernel.metadata["spill_stores"] == 0
     assert "cp.async.bulk.tensor" in kernel.asm["ptx"]
+
+
+@pytest.mark.parametrize("hint, warps, specialised", [(None, 8, True), (None, 4, False),
+                                                      (False, 8, False), (True, 4, True)])
+def test_the_compiler_specialises_persistent_matmuls_with_eight_warps(hint, warps, specialised):
+    """The descriptor kernel with WARP_SPECIALIZE unset (None): the compiler specialises its
+    tile loop when 8 warps compute (measured faster there), not with 4; False forbids it,
+    True asks for it."""
+    kernel = compile_persistent_tma(hint, warps, stop_after="tilegpu")
+    assert ("producer_warps" in kernel.metadata) == specialised
 
 
 def test_the_kernel_made_descriptors_are_tma_maps_staged_and_warp_specialized():

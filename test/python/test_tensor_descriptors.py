@@ -271,20 +271,6 @@ def test_host_descriptors_of_every_rank_and_dtype_in_the_interpreter(rank, dtype
     np.testing.assert_array_equal(dst, expected)
 
 
-@pytest.mark.gpu
-@pytest.mark.parametrize("rank", [1, 2, 3, 4, 5])
-@pytest.mark.parametrize("dtype", TILE_DTYPES + ["bfloat16"])
-def test_host_descriptors_of_every_rank_and_dtype_on_the_gpu(rank, dtype):
-    torch = pytest.importorskip("torch")
-    src, expected, block = tile_case(rank, "float32" if dtype == "bfloat16" else dtype)
-    to = getattr(torch, dtype)
-    x = torch.from_numpy(src).to("cuda", to)
-    y = torch.zeros_like(x)
-    copy_tile[(1,)](TensorDescriptor.from_tensor(x, block), TensorDescriptor.from_tensor(y, block),
-                    RANK=rank)
-    torch.testing.assert_close(y.cpu(), torch.from_numpy(expected).to(to), rtol=0, atol=0)
-
-
 @tilec.jit
 def contiguous_descriptor(p, RANK: tl.constexpr):
     """A descriptor the kernel makes of the contiguous tensor at p of SHAPE's last RANK
@@ -319,17 +305,24 @@ def test_made_descriptors_of_every_rank_in_the_interpreter(rank, dtype):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("made", [False, True], ids=["host", "made-in-kernel"])
 @pytest.mark.parametrize("rank", [1, 2, 3, 4, 5])
 @pytest.mark.parametrize("dtype", TILE_DTYPES + ["bfloat16"])
-def test_made_descriptors_of_every_rank_and_dtype_on_the_gpu(rank, dtype):
+def test_descriptors_of_every_rank_and_dtype_on_the_gpu(made, rank, dtype):
+    """copy_tile through host descriptors, or through descriptors the kernel makes (the 2-D
+    16- and 32-bit ones with TMA maps in global scratch)."""
     torch = pytest.importorskip("torch")
-    src, expected, _ = tile_case(rank, "float32" if dtype == "bfloat16" else dtype)
+    src, expected, block = tile_case(rank, "float32" if dtype == "bfloat16" else dtype)
     to = getattr(torch, dtype)
     x = torch.from_numpy(src).to("cuda", to)
     y = torch.zeros_like(x)
-    kernel = made_copy_tile[(1,)](x, y, RANK=rank)
-    maps = rank == 2 and dtype in ("float16", "bfloat16", "int16", "float32", "int32")
-    assert ("global_scratch" in kernel.metadata) == maps
+    if made:
+        kernel = made_copy_tile[(1,)](x, y, RANK=rank)
+        maps = rank == 2 and dtype in ("float16", "bfloat16", "int16", "float32", "int32")
+        assert ("global_scratch" in kernel.metadata) == maps
+    else:
+        copy_tile[(1,)](TensorDescriptor.from_tensor(x, block),
+                        TensorDescriptor.from_tensor(y, block), RANK=rank)
     torch.testing.assert_close(y.cpu(), torch.from_numpy(expected).to(to), rtol=0, atol=0)
 
 

@@ -175,25 +175,6 @@ def test_a_persistent_kernel_specialises_its_tile_loop():
     assert producer.count("scf.for") == 2 and "async_tma_copy_global_to_local" in producer
 
 
-@pytest.mark.parametrize("hint, warps, specialised", [(None, 8, True), (None, 4, False),
-                                                      (False, 8, False), (True, 4, True)])
-def test_the_compiler_specialises_persistent_matmuls_with_eight_warps(hint, warps, specialised):
-    """tutorials/09's descriptor kernel with WARP_SPECIALIZE unset (None): the compiler
-    specialises its tile loop when 8 warps compute (measured faster there), not with 4;
-    False forbids it, True asks for it."""
-    t = tutorial("09-persistent-matmul")
-    x = np.zeros((256, 256), np.float16)
-    spec = [runtime.specialize_argument(TensorDescriptor.from_tensor(x, blk))
-            for blk in ([128, 64], [64, 128], [128, 128])]
-    key = (*spec, ("i32", True), ("i32", True), ("i32", True), ("constexpr", 128),
-           ("constexpr", 128), ("constexpr", 64), ("constexpr", 8), ("constexpr", 132),
-           ("constexpr", hint))
-    kernel = compile_specialized(t.matmul_persistent_tma, key,
-                                 CompileOptions(num_warps=warps, num_stages=3),
-                                 stop_after="tilegpu")
-    assert ("producer_warps" in kernel.metadata) == specialised
-
-
 @pytest.mark.parametrize("causal", [False, True])
 def test_the_attention_tutorial_specialises_its_key_loop(causal):
     """attention_fwd_tma (tutorials/06): the loop over key blocks (all of them, or those left
