@@ -108,26 +108,15 @@ MAKE_MAP = "tile.make_tensormap"
 
 def _hoist_maps(top: ir.Block) -> list[ir.Operation] | None:
     """The TMA maps the kernel makes (tile.make_tensormap, which only its top block holds),
-    moved with the pure scalar ops computing their operands from the kernel's arguments to the
-    front of `top`: every thread makes them before the split, and both sides use them. Returns
-    the moved ops (none when the kernel makes no map), or None, moving nothing, when an operand
-    needs another op."""
+    moved with the pure scalar ops computing their operands from the kernel's arguments
+    (_outer_slice) to the front of `top`: every thread makes them before the split, and both
+    sides use them. Returns the moved ops (none when the kernel makes no map), or None, moving
+    nothing, when an operand needs another op."""
     maps = [op.operation for op in top.operations if op.operation.name == MAKE_MAP]
-    seen: set = set(maps)
-
-    def visit(value) -> bool:
-        owner = _owner(value)
-        if owner is None:
-            return value.owner == top
-        if owner in seen:
-            return True
-        if owner.block != top or not is_pure(owner) or owner.regions or not _scalar(owner):
-            return False
-        seen.add(owner)
-        return all(visit(v) for v in owner.operands)
-
-    if not all(visit(v) for op in maps for v in op.operands):
+    found = _outer_slice(top, None, [v for op in maps for v in op.operands])
+    if found is None:
         return None
+    seen = set(found[0]) | set(maps)
     moved = [op.operation for op in top.operations if op.operation in seen]
     anchor = next(op.operation for op in top.operations if op.operation not in seen)
     for op in moved:

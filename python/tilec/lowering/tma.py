@@ -44,7 +44,7 @@ from tilec.lowering.coordinates import DYNAMIC_INDEX
 from tilec.lowering.elementwise import grid_index
 from tilec.lowering.ptx import asm
 from tilec.lowering.shared_buffer import SMEM, SharedBuffer
-from tilec.tma import DEVICE_MAP_SLOT_BYTES, MAP_BYTES
+from tilec.tma import DEVICE_MAP_SLOT_BYTES, MAP_BYTES, SWIZZLE_BYTES
 
 def _barrier(buffer: SharedBuffer, index: int = 0) -> ir.Value:
     """The address of barrier `index` of the buffer (a view of one starts at its origin)."""
@@ -198,7 +198,6 @@ def _thread0_only(ctx: Lowering, make) -> None:
 # tensormap.replace's element types (PTX ISA), by the MLIR element type; 8-bit floats move as
 # bytes, integers by width (a copy moves bits).
 _PTX_ELEMENT = {"f16": 6, "bf16": 10, "f32": 7, "i8": 0, "i16": 1, "i32": 2}
-_PTX_SWIZZLE = {32: 1, 64: 2, 128: 3}
 
 
 def _ptx_element(t: ir.Type) -> int:
@@ -258,7 +257,8 @@ def lower_make_tensormap(ctx: Lowering, op: ir.Operation):
             field.format("element_stride", "b32", "1, $7"),
             field.format("elemtype", "b32", str(_ptx_element(element))),
             field.format("interleave_layout", "b32", "0"),
-            field.format("swizzle_mode", "b32", str(_PTX_SWIZZLE[swizzle])),
+            # the swizzle modes are numbered as the driver's (tilec.tma.SWIZZLE_BYTES)
+            field.format("swizzle_mode", "b32", str(SWIZZLE_BYTES.index(swizzle))),
             field.format("fill_mode", "b32", "0"),
             "fence.proxy.tensormap::generic.release.gpu;"])
         asm([], [at, address, i32(box[1]), i32(box[0]), inner, outer, stride_bytes, i32(1)],
