@@ -155,8 +155,7 @@ def _concurrent_end(op: ir.Operation, numbering: _Numbering) -> int:
     return end
 
 
-def _buffers(func_op: ir.Operation) -> list[Buffer]:
-    numbering = _Numbering(func_op)
+def _buffers(func_op: ir.Operation, numbering: _Numbering) -> list[Buffer]:
     buffers = []
     for op in numbering.order:
         index = numbering.start[op]
@@ -196,6 +195,22 @@ def assign_offsets(buffers: list[Buffer]) -> int:
     return max((b.offset + b.size for b in buffers), default=0)
 
 
+def shared_bytes(func_op: ir.Operation,
+                 live_over: tuple[ir.Operation, ir.Operation] | None = None) -> int:
+    """The shared memory a kernel needs (what this pass would place); with `live_over` =
+    (a local_alloc, an op), as if that buffer were live over all of the op as well (made
+    before a loop instead of in it)."""
+    numbering = _Numbering(func_op)
+    buffers = _buffers(func_op, numbering)
+    if live_over is not None:
+        alloc, span = live_over
+        for buffer in buffers:
+            if buffer.op == alloc:
+                buffer.start = min(buffer.start, numbering.start[span])
+                buffer.end = max(buffer.end, numbering.end[span])
+    return assign_offsets(buffers)
+
+
 I32_MAX = 2**31 - 1
 
 
@@ -210,7 +225,7 @@ class AllocateSharedMemory(Pass):
         total, largest = 0, None
         body = module.regions[0].blocks[0]
         for func_op in [op.operation for op in body.operations if op.operation.name == "func.func"]:
-            buffers = _buffers(func_op)
+            buffers = _buffers(func_op, _Numbering(func_op))
             needed = assign_offsets(buffers)
             if needed > I32_MAX:  # offsets and sizes are i32 attributes
                 raise self.fail(func_op, f"the kernel's shared buffers need {needed} bytes; "

@@ -19,7 +19,13 @@ after reads, and accesses to disjoint bytes, need none. Runs after
   that waits on its mbarrier by the wait itself (`wait_barrier`), so they need none; a copy
   marked `tilegpu.free_slot` writes a slot whose readers the pipeliner has already ordered
   before it;
-- an existing `tilegpu.barrier` or `gpu.barrier` completes everything pending but copies;
+- a TMA store or reduction (`async_tma_copy_local_to_global`, `async_tma_reduce`) reads its
+  buffer asynchronously, until thread 0's `tma_store_wait {pendings = 0}`; from that wait on
+  the read counts as an ordinary one, which a barrier completes for the other threads. A write
+  to bytes such a copy may still be reading gets that wait, then a barrier, in front of it
+  (tilegpu-pipeline places the wait itself where it defers it);
+- an existing `tilegpu.barrier` or `gpu.barrier` completes everything pending but copies and
+  TMA stores;
 - a `tilegpu.warp_specialize` starts with everything before it completed (a barrier of all
   threads in front of it where needed), then each of its regions is a path of its own.
 
@@ -40,36 +46,49 @@ from mlir import ir
 from tilec.analysis.op_facts import (SHARED_ALLOC, SHARED_COPY, SHARED_READ, SHARED_WRITE,
                                      buffer_operands, facts)
 from tilec.analysis.shared_memory import BYTES_ATTR, FREE_SLOT_ATTR, OFFSET_ATTR, VIEWS
+from tilec.dialects import tilegpu
 from tilec.passbase import Pass, ops_in, register, require_layouts
 
 Interval = tuple[int, int]  # [start, end) in bytes
 _ANYWHERE: Interval = (0, 1 << 31)
 _BARRIERS = ("tilegpu.barrier", "gpu.barrier")
 _LOOPS = ("scf.for", "scf.while")
+_TMA_STORES = ("tilegpu.async_tma_copy_local_to_global", "tilegpu.async_tma_reduce")
 
 
 @dataclass(frozen=True)
 class Pending:
     """Shared-memory accesses made since the last barrier; `copies` are asynchronous copies
-    not yet waited for (their writes land at the next `async_wait`)."""
+    not yet waited for (their writes land at the next `async_wait`); `bulk_reads` are buffers
+    TMA stores may still be reading (until thread 0's `tma_store_wait`)."""
     reads: frozenset = field(default_factory=frozenset)
     writes: frozenset = field(default_factory=frozenset)
     copies: frozenset = field(default_factory=frozenset)
+    bulk_reads: frozenset = field(default_factory=frozenset)
 
     def union(self, other: "Pending") -> "Pending":
         return Pending(self.reads | other.reads, self.writes | other.writes,
-                       self.copies | other.copies)
+                       self.copies | other.copies, self.bulk_reads | other.bulk_reads)
 
     def landed(self) -> "Pending":
-        return Pending(self.reads, self.writes | self.copies)
+        return Pending(self.reads, self.writes | self.copies, bulk_reads=self.bulk_reads)
+
+    def read_out(self) -> "Pending":
+        """After a wait for every TMA store to have read its buffer: ordinary reads, which
+        the next barrier completes for the other threads."""
+        return Pending(self.reads | self.bulk_reads, self.writes, self.copies)
 
     def in_flight(self) -> "Pending":
-        """What a barrier leaves pending: the copies, which it does not wait for."""
-        return Pending(copies=self.copies)
+        """What a barrier leaves pending: the copies and TMA stores, which it does not wait
+        for."""
+        return Pending(copies=self.copies, bulk_reads=self.bulk_reads)
 
     def conflicts(self, reads: list[Interval], writes: list[Interval]) -> bool:
         return any(_overlap(w, p) for w in writes for p in self.reads | self.writes) or \
             any(_overlap(r, p) for r in reads for p in self.writes)
+
+    def overwrites_bulk_reads(self, writes: list[Interval]) -> bool:
+        return any(_overlap(w, p) for w in writes for p in self.bulk_reads)
 
 
 def _overlap(a: Interval, b: Interval) -> bool:
@@ -117,6 +136,8 @@ def accesses(op: ir.Operation) -> tuple[list[Interval], list[Interval], Pending]
         return [], [rng], Pending(copies=frozenset([rng]))
     if access == SHARED_READ:
         ranges = [_buffer_range(op.operands[i]) for i in buffer_operands(found)]
+        if op.name in _TMA_STORES:  # read by the TMA unit until the tma_store_wait
+            return ranges, [], Pending(bulk_reads=frozenset(ranges))
         return ranges, [], Pending(reads=frozenset(ranges))
     if OFFSET_ATTR in op.attributes:  # scratch: written first, read last
         rng = _own_range(op)
@@ -141,6 +162,9 @@ class _Barriers:
             return state.in_flight()  # a barrier does not wait for copies
         if op.name == "tilegpu.async_wait":
             return state.landed()
+        if op.name == "tilegpu.tma_store_wait" and \
+                ir.IntegerAttr(op.attributes["pendings"]).value == 0:
+            return state.read_out()
         if op.name == "scf.if":
             branches = [self.block(region.blocks[0], state, insert)
                         for region in op.regions if len(region.blocks)]
@@ -170,6 +194,10 @@ class _Barriers:
     def access(self, op: ir.Operation, state: Pending, insert: bool) -> Pending:
         """`op`'s own accesses after `state`, with a barrier before it where they conflict."""
         reads, writes, after = accesses(op)
+        if state.overwrites_bulk_reads(writes):
+            if insert:
+                _store_wait_before(op)
+            state = state.read_out()
         if state.conflicts(reads, writes):
             if insert:
                 _barrier_before(op)
@@ -218,6 +246,11 @@ class _Barriers:
 def _barrier_before(op: ir.Operation) -> None:
     with op.location, ir.InsertionPoint(op):
         ir.Operation.create("tilegpu.barrier")
+
+
+def _store_wait_before(op: ir.Operation) -> None:
+    with op.location, ir.InsertionPoint(op):
+        tilegpu.tma_store_wait(0)
 
 
 @register

@@ -43,6 +43,15 @@ zero (what cp.async's zero fill gives), each thread's part of it comes in runs o
 contiguous bytes along the buffer's fastest dimension (cp.async copies 4, 8 or 16) and its operands are computed from the induction
 variable, loop-invariant values and loop-carried values that the loop advances with pure ops
 (pointers stepped each trip). Other loads, and loops with `num-stages` < 2, are left alone.
+A TMA store (or reduction) in a loop of warp-specialised consumers, as convert-tile-to-tilegpu
+leaves it (the value written to a buffer, the copy, a wait for the copy to have read the
+buffer), keeps one buffer for every trip, made before the loop, when the kernel's shared memory
+still fits its target with it (after the loads above are staged): the wait moves to just before
+the next trip writes the buffer, so the copy overlaps the next trip's wgmma (its data already
+loaded by the producer) instead of holding up thread 0's warp group, and one more wait follows
+the loop, before the buffer is released. (Measured on an H100: +1.1% for a persistent matmul's
+128x128 tiles at 4096^3. Without specialisation the next trip waits for its first loads anyway,
+and the larger shared memory, less L1, cost 0.5% at 8192^3.)
 
 Example (S = 3, one load):
     scf.for %i = %lb to %ub step %s iter_args(%acc = %z, %p = %p0) {
@@ -65,10 +74,11 @@ from mlir.dialects import arith, scf
 
 from tilec.analysis.constants import constant_int, constant_value
 from tilec.analysis.op_facts import is_pure
-from tilec.analysis.shared_memory import FREE_SLOT_ATTR, copy_width
+from tilec.analysis.shared_memory import FREE_SLOT_ATTR, copy_width, shared_limit
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import ASYNC_ATTR, MemDesc
-from tilec.passbase import Option, Pass, ops_in, register, require_layouts
+from tilec.passbase import Option, Pass, ops_in, register, require_layouts, target_arch
+from tilec.passes.allocate_shared_memory import shared_bytes
 from tilec.passes.coalesce import access_mask
 from tilec.passes.combine import erase_dead_ops
 
@@ -727,6 +737,63 @@ class _TmaPipeliner(_Pipeliner):
         op.erase()
 
 
+_TMA_STORES = ("tilegpu.async_tma_copy_local_to_global", "tilegpu.async_tma_reduce")
+
+
+def _enclosing(op: ir.Operation, name: str) -> ir.Operation | None:
+    parent = op.parent
+    while parent is not None and parent.name != name:
+        parent = parent.parent
+    return parent.operation if parent is not None else None
+
+
+def _next_op(op: ir.Operation) -> ir.Operation | None:
+    ops = [o.operation for o in op.block.operations]
+    index = ops.index(op) + 1
+    return ops[index] if index < len(ops) else None
+
+
+def _tma_stores(loop: ir.Operation) -> list[ir.Operation]:
+    """The TMA stores (and reductions) of `loop`'s body, not in a loop nested in it, as
+    convert-tile-to-tilegpu leaves them: a buffer made of the value just before the copy, and
+    a wait for the copy to have read it right after."""
+    stores = []
+    for op in ops_in(loop, *_TMA_STORES):
+        if op == loop or _enclosing(op, "scf.for") != loop:
+            continue
+        alloc, wait = _owner(op.operands[1]), _next_op(op)
+        if (alloc is None or alloc.name != "tilegpu.local_alloc" or len(alloc.operands) != 1
+                or alloc.block != op.block or len(list(alloc.results[0].uses)) != 1
+                or wait is None or wait.name != "tilegpu.tma_store_wait"
+                or ir.IntegerAttr(wait.attributes["pendings"]).value != 0):
+            continue
+        stores.append(op)
+    return stores
+
+
+def _defer_tma_store_wait(loop: ir.Operation, store: ir.Operation, limit: int) -> None:
+    """One buffer for the TMA store of every trip, made before the loop, and the wait for the
+    previous trip's copy to have read it moved to just before the buffer is written again (and
+    after the loop, before the buffer is released). The buffer is live across the whole loop,
+    so this is done only where the kernel's shared memory still fits `limit`."""
+    alloc, wait = _owner(store.operands[1]), _next_op(store)
+    desc = MemDesc.from_type(alloc.results[0].type)
+    func = _enclosing(loop, "func.func")
+    if shared_bytes(func, (alloc, loop)) > limit:
+        return
+    with ir.InsertionPoint(loop), loop.location:
+        buf = tilegpu.local_alloc(MemDesc(desc.shape, desc.element_type, desc.layout))
+    with ir.InsertionPoint(alloc), alloc.location:
+        tilegpu.tma_store_wait(0)
+        tilegpu.local_store(alloc.operands[0], buf)
+    store.operands[1] = buf
+    wait.erase()
+    alloc.erase()
+    with ir.InsertionPoint(_next_op(loop)), loop.location:
+        tilegpu.tma_store_wait(0)
+        tilegpu.local_dealloc(buf)
+
+
 def next_slot(slot: ir.Value, phase: ir.Value, stages: int) -> list[ir.Value]:
     """The next trip's slot of a ring of `stages`, and its phase bit (flipped when the slot
     wraps to 0: a slot's mbarrier completes once per lap of the ring)."""
@@ -767,4 +834,11 @@ class Pipeline(Pass):
         require_layouts(self, module)
         for loop in ops_in(module, "scf.for"):
             _Pipeliner(loop, loop_stages(loop, self.num_stages)).run()
+        limit = shared_limit(target_arch(module))
+        for loop in ops_in(module, "scf.for"):
+            if loop_stages(loop, self.num_stages) < 2 or \
+                    _enclosing(loop, "tilegpu.warp_specialize") is None:
+                continue
+            for store in _tma_stores(loop):
+                _defer_tma_store_wait(loop, store, limit)
         erase_dead_ops(module)

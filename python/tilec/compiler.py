@@ -40,6 +40,7 @@ from tilec.kernel import JITFunction, jit_function_of
 from tilec.language.block_pointer import tensor_descriptor
 from tilec.language.core import SemanticError, tensor
 from tilec import remote_cache, tma
+from tilec.analysis.shared_memory import shared_limit
 from tilec.analysis.wgmma import tma_box
 from tilec.language.dtypes import dtype, parse_type, tensormap_type
 from tilec.passes.tilegpu_to_llvm import producer_warps
@@ -418,8 +419,6 @@ def _assemble(fn: JITFunction, ptx: str, options: CompileOptions) -> tuple[bytes
         raise CompilationError(f"cannot assemble the PTX of {fn.__name__}: {err}") from None
 
 
-# Dynamic shared memory a block may use, by compute capability (after cudaFuncSetAttribute).
-SHARED_LIMITS = {80: 163 * 1024, 86: 99 * 1024, 89: 99 * 1024, 90: 227 * 1024}
 
 
 # 32-bit registers a thread has. One block value needing more than SPILL_FACTOR times that in
@@ -492,7 +491,7 @@ def _warn_of_spills(fn: JITFunction, stats: dict) -> None:
 
 def _check_shared(fn: JITFunction, module, shared: int, options: CompileOptions) -> None:
     arch = parse_target(options.target)
-    limit = SHARED_LIMITS.get(arch, 48 * 1024)
+    limit = shared_limit(arch)
     if shared <= limit:
         return
     where = ""

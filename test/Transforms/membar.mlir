@@ -559,3 +559,76 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+#b = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!out = !tilegpu.memdesc<[128, 64], f16, #nvmma, true>
+!other = !tilegpu.memdesc<[128, 64], f16, #nvmma, true>
+
+// A TMA store whose wait tilegpu-pipeline deferred to the next trip: the barrier that the
+// other buffer's store and load need early in the body (the load of the previous trip was
+// followed by one: the store needs none) does not complete the copy (the TMA
+// unit reads the buffer until thread 0's wait), so the write of the buffer after the wait gets
+// a barrier of its own, between the wait and the write. The copy gets its barrier too (thread
+// 0 reads what every thread wrote).
+// CHECK-LABEL: func.func @deferred_tma_store
+// CHECK: scf.for
+// CHECK-NEXT: "tilegpu.local_store"(%arg2, %1)
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_load"(%1)
+// CHECK-NEXT: "tilegpu.tma_store_wait"() {pendings = 0 : i32}
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_store"(%arg2, %0)
+// CHECK-NEXT: "tilegpu.fence_async_shared"
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.async_tma_copy_local_to_global"
+// CHECK-NEXT: }
+// CHECK-NEXT: "tilegpu.tma_store_wait"
+// CHECK-NEXT: return
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @deferred_tma_store(%map: !llvm.ptr, %n: i32, %x: tensor<128x64xf16, #b>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %buf = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 16384 : i32} : () -> !out
+    %o = "tilegpu.local_alloc"() {tilegpu.offset = 16384 : i32, tilegpu.bytes = 16384 : i32} : () -> !other
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      "tilegpu.local_store"(%x, %o) : (tensor<128x64xf16, #b>, !other) -> ()
+      %y = "tilegpu.local_load"(%o) : (!other) -> tensor<128x64xf16, #b>
+      "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+      "tilegpu.local_store"(%x, %buf) : (tensor<128x64xf16, #b>, !out) -> ()
+      "tilegpu.fence_async_shared"() : () -> ()
+      "tilegpu.async_tma_copy_local_to_global"(%map, %buf, %i, %c0) : (!llvm.ptr, !out, i32, i32) -> ()
+    }
+    "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+    return
+  }
+}
+
+// -----
+
+#b = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!out = !tilegpu.memdesc<[128, 64], f16, #nvmma, true>
+
+// A write to a buffer a TMA store may still be reading, with no wait for the copy in between:
+// the wait goes in front of it, then the barrier. A barrier alone would not do: the TMA unit
+// reads the buffer until thread 0 has waited.
+// CHECK-LABEL: func.func @tma_store_overwritten
+// CHECK: "tilegpu.async_tma_copy_local_to_global"
+// CHECK-NEXT: "tilegpu.tma_store_wait"() {pendings = 0 : i32}
+// CHECK-NEXT: "tilegpu.barrier"
+// CHECK-NEXT: "tilegpu.local_store"
+// CHECK-NEXT: return
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @tma_store_overwritten(%map: !llvm.ptr, %x: tensor<128x64xf16, #b>) {
+    %c0 = arith.constant 0 : i32
+    %buf = "tilegpu.local_alloc"() {tilegpu.offset = 0 : i32, tilegpu.bytes = 16384 : i32} : () -> !out
+    "tilegpu.local_store"(%x, %buf) : (tensor<128x64xf16, #b>, !out) -> ()
+    "tilegpu.fence_async_shared"() : () -> ()
+    "tilegpu.async_tma_copy_local_to_global"(%map, %buf, %c0, %c0) : (!llvm.ptr, !out, i32, i32) -> ()
+    "tilegpu.local_store"(%x, %buf) : (tensor<128x64xf16, #b>, !out) -> ()
+    return
+  }
+}

@@ -57,6 +57,24 @@ def test_the_persistent_descriptor_kernel_stages_its_k_loop_with_tma():
     assert "cp.async.bulk.tensor" in kernel.asm["ptx"]
 
 
+@pytest.mark.parametrize("warp_specialize", [False, True])
+def test_the_consumers_epilogue_store_overlaps_their_next_tile(warp_specialize):
+    """Warp-specialised, the C tile's TMA store keeps one buffer for the consumers' whole tile
+    loop: the wait for the copy to have read it comes before the next tile writes it (then a
+    barrier), not right after the copy. Unspecialised, it stays right after the copy."""
+    lines = [line.strip() for line in
+             compile_persistent_tma(warp_specialize, stop_after="tilegpu").asm["tilegpu"]
+             .splitlines()]
+    copy = next(i for i, line in enumerate(lines)
+                if line.startswith('"tilegpu.async_tma_copy_local_to_global"'))
+    assert lines[copy + 1].startswith('"tilegpu.tma_store_wait"') != warp_specialize
+    if warp_specialize:
+        store = next(i for i, line in enumerate(lines)
+                     if line.startswith('"tilegpu.local_store"'))
+        assert lines[store - 2].startswith('"tilegpu.tma_store_wait"')
+        assert lines[store - 1].startswith('"tilegpu.barrier"')
+
+
 @pytest.mark.parametrize("hint, warps, specialised", [(None, 8, True), (None, 4, False),
                                                       (False, 8, False), (True, 4, True)])
 def test_the_compiler_specialises_persistent_matmuls_with_eight_warps(hint, warps, specialised):

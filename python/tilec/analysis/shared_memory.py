@@ -27,6 +27,15 @@ FREE_SLOT_ATTR = "tilegpu.free_slot"  # an async copy into a slot whose readers 
 # Ops whose memdesc result is a view into their operand's buffer (the same bytes).
 VIEWS = frozenset({"tilegpu.memdesc_subview", "tilegpu.memdesc_trans"})
 
+# Dynamic shared memory a block may use, by compute capability (after cudaFuncSetAttribute).
+_SHARED_LIMITS = {80: 163 * 1024, 86: 99 * 1024, 89: 99 * 1024, 90: 227 * 1024}
+
+
+def shared_limit(arch: int) -> int:
+    """The shared memory a block of compute capability `arch` may use (48 KiB where unknown)."""
+    return _SHARED_LIMITS.get(arch, 48 * 1024)
+
+
 _FLOAT_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "f8E4M3FN": 1, "f8E5M2": 1}
 
 
