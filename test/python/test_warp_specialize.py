@@ -50,6 +50,25 @@ def ws_persistent(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.cons
 
 
 @tilec.jit
+def ws_shifted_stores(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                      BK: tl.constexpr, PROGRAMS: tl.constexpr):
+    """ws_persistent with each tile stored somewhere TMA cannot always take it: the first row
+    of tiles 5 rows up (negative rows: the pointer fallback), every other column of tiles 4
+    elements right (8 bytes: the fallback again); the others through TMA. Tiles go to every
+    other BN columns of C, so none overlap."""
+    tiles_n = tl.cdiv(N, BN)
+    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS, flatten=True,
+                         warp_specialize=True):
+        pid_m, pid_n = tile // tiles_n, tile % tiles_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in tl.range(0, tl.cdiv(K, BK), num_stages=3):
+            acc = tl.dot(a_desc.load([pid_m * BM, k * BK]), b_desc.load([k * BK, pid_n * BN]),
+                         acc)
+        row = pid_m * BM - 5 * (1 - tl.minimum(pid_m, 1))
+        c_desc.store([row, 2 * pid_n * BN + 4 * (pid_n % 2)], acc.to(c_desc.dtype))
+
+
+@tilec.jit
 def ws_row_sums(src, out, N, BM: tl.constexpr, BN: tl.constexpr):
     """Sums of BM rows of src ([M, N], fp32) by BN-column tiles: no dot, so the consumers
     release each slot at the end of its trip; the sum across warps after the loop synchronises
@@ -266,6 +285,32 @@ def test_specialised_persistent_matmul_on_the_gpu(M, N, K, programs, stages, war
     assert kernel.metadata["producer_warps"] == 4
     torch.testing.assert_close(c.float(), (a.float() @ b.float()).half().float(), rtol=2e-2,
                                atol=0.25)
+
+
+@pytest.mark.gpu
+def test_specialised_stores_that_fall_back_to_pointers_on_the_gpu():
+    """The consumers keep the C tile's buffer across their tile loop and wait for the previous
+    tile's TMA store only before writing it again; a tile TMA cannot store goes to pointer
+    stores meanwhile. Tiles of both kinds follow each other in every program."""
+    torch = pytest.importorskip("torch")
+    M, N, K, bm, bn, bk = 512, 512, 128, 128, 128, 64
+    a = torch.randn(M, K, device="cuda").half()
+    b = torch.randn(K, N, device="cuda").half()
+    c = torch.full((M, 2 * N), 7.0, device="cuda").half()
+    kernel = ws_shifted_stores[(3,)](
+        TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b, [bk, bn]),
+        TensorDescriptor.from_tensor(c, [bm, bn]), M, N, K, BM=bm, BN=bn, BK=bk, PROGRAMS=3,
+        num_warps=8)
+    tilegpu = kernel.asm["tilegpu"]
+    assert kernel.metadata["producer_warps"] == 4 and tilegpu.count("tma_store_wait") == 2
+    product = (a.float() @ b.float()).half()
+    want = torch.full((M, 2 * N), 7.0, device="cuda").half()
+    for pid_m in range(M // bm):
+        for pid_n in range(N // bn):
+            row, col = pid_m * bm - (5 if pid_m == 0 else 0), 2 * pid_n * bn + 4 * (pid_n % 2)
+            block = product[pid_m * bm:(pid_m + 1) * bm, pid_n * bn:(pid_n + 1) * bn]
+            want[max(row, 0):row + bm, col:col + bn] = block[max(-row, 0):]
+    torch.testing.assert_close(c.float(), want.float(), rtol=2e-2, atol=0.25)
 
 
 @pytest.mark.gpu
