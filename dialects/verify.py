@@ -248,16 +248,21 @@ def _tma_store(op) -> str | None:
 
 
 # What TMA reductions take: the kinds tl's descriptors have, on the element types TMA adds.
-TMA_REDUCE_KINDS = ("add",)
-TMA_REDUCE_ELEMENTS = ("f16", "bf16", "f32", "i32")
+# The element types each TMA reduction takes (cp.reduce.async.bulk.tensor; of the types TMA
+# maps here: 8-, 16- and 32-bit).
+TMA_REDUCE_ELEMENTS = {"add": ("f16", "bf16", "f32", "i32"), "min": ("f16", "bf16", "i32"),
+                       "max": ("f16", "bf16", "i32"), "and": ("i32",), "or": ("i32",),
+                       "xor": ("i32",)}
+TMA_REDUCE_KINDS = tuple(TMA_REDUCE_ELEMENTS)
 
 
 def _tma_reduce(op) -> str | None:
     kind, element = ir.StringAttr(op.attributes["kind"]).value, _element(op.operands[1].type)
     if kind not in TMA_REDUCE_KINDS:
         return f"kind must be one of {list(TMA_REDUCE_KINDS)}, got {kind!r}"
-    if _is_tensor(op.operands[1].type) and _text(element) not in TMA_REDUCE_ELEMENTS:
-        return f"a TMA {kind} takes {', '.join(TMA_REDUCE_ELEMENTS)} elements, got {element}"
+    elements = TMA_REDUCE_ELEMENTS[kind]
+    if _is_tensor(op.operands[1].type) and _text(element) not in elements:
+        return f"a TMA {kind} takes {', '.join(elements)} elements, got {element}"
     return _tma_store(op)
 
 

@@ -2345,10 +2345,29 @@ func.func @make_tensormap_scratch(%s: !tile.ptr<f32, 1 : i32>, %p: !tile.ptr<f16
 
 // -----
 
-// TMA reductions add (the kind desc.atomic_add makes).
-func.func @tma_reduce_kind(%map: !llvm.ptr, %x: tensor<64x32xf32>, %o: i32) {
-  // expected-error@+1 {{'tile.tma_reduce' op kind must be one of ['add'], got 'max'}}
-  "tile.tma_reduce"(%map, %x, %o, %o) {swizzle = 128 : i32, kind = "max"} : (!llvm.ptr, tensor<64x32xf32>, i32, i32) -> ()
+// TMA reductions add, take the minimum or maximum, and, or or xor (the kinds desc.atomic_<kind>
+// makes; PTX's inc and dec have no desc.atomic_ of their own).
+func.func @tma_reduce_kind(%map: !llvm.ptr, %x: tensor<64x32xi32>, %o: i32) {
+  // expected-error@+1 {{'tile.tma_reduce' op kind must be one of ['add', 'min', 'max', 'and', 'or', 'xor'], got 'inc'}}
+  "tile.tma_reduce"(%map, %x, %o, %o) {swizzle = 128 : i32, kind = "inc"} : (!llvm.ptr, tensor<64x32xi32>, i32, i32) -> ()
+  return
+}
+
+// -----
+
+// TMA takes no f32 minima.
+func.func @tma_reduce_min_element(%map: !llvm.ptr, %x: tensor<64x32xf32>, %o: i32) {
+  // expected-error@+1 {{'tile.tma_reduce' op a TMA min takes f16, bf16, i32 elements, got f32}}
+  "tile.tma_reduce"(%map, %x, %o, %o) {swizzle = 128 : i32, kind = "min"} : (!llvm.ptr, tensor<64x32xf32>, i32, i32) -> ()
+  return
+}
+
+// -----
+
+// TMA's bitwise reductions take 32-bit integers only.
+func.func @tma_reduce_xor_element(%map: !llvm.ptr, %x: tensor<64x64xf16>, %o: i32) {
+  // expected-error@+1 {{'tile.tma_reduce' op a TMA xor takes i32 elements, got f16}}
+  "tile.tma_reduce"(%map, %x, %o, %o) {swizzle = 128 : i32, kind = "xor"} : (!llvm.ptr, tensor<64x64xf16>, i32, i32) -> ()
   return
 }
 

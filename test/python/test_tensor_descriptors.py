@@ -830,58 +830,115 @@ def test_the_allocator_set_gives_the_maps_their_scratch_on_the_gpu():
     assert calls == [(3 * 256, 128)] and torch.equal(out, src)
 
 
-# --- desc.atomic_add through TMA reductions ---------------------------------------------------
+# --- desc.atomic_<kind> through TMA reductions ---------------------------------------------
 
 @tilec.jit
-def added_blocks(src, dst, M, N, REPEAT: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
-    """dst += src block by block, REPEAT programs adding each block (program p adds the block
-    p // REPEAT of the grid of blocks), through descriptors the kernel makes."""
+def reduced_blocks(src, dst, M, N, KIND: tl.constexpr, REPEAT: tl.constexpr, BM: tl.constexpr,
+                   BN: tl.constexpr):
+    """dst (op)= src block by block, REPEAT programs updating each block (program p the block
+    p // REPEAT of the grid of blocks) with desc.atomic_<KIND>, through descriptors the kernel
+    makes."""
     a = tl.make_tensor_descriptor(src, [M, N], [N, 1], [BM, BN])
     b = tl.make_tensor_descriptor(dst, [M, N], [N, 1], [BM, BN])
     block = tl.program_id(0) // REPEAT
     m, n = (block // tl.cdiv(N, BN)) * BM, (block % tl.cdiv(N, BN)) * BN
-    b.atomic_add([m, n], a.load([m, n]))
+    x = a.load([m, n])
+    if KIND == "add":
+        b.atomic_add([m, n], x)
+    elif KIND == "min":
+        b.atomic_min([m, n], x)
+    elif KIND == "max":
+        b.atomic_max([m, n], x)
+    elif KIND == "and":
+        b.atomic_and([m, n], x)
+    elif KIND == "or":
+        b.atomic_or([m, n], x)
+    else:
+        b.atomic_xor([m, n], x)
 
 
-def test_descriptor_atomic_adds_are_tma_reductions_on_sm90():
-    """desc.atomic_add of f16, bf16, f32 and 32-bit integers through a TMA map is a
-    cp.reduce.async.bulk.tensor add (pointer atomics where the box cannot be reduced by TMA:
-    a negative or unaligned offset, a tensor with no elements); other types take pointers."""
-    for dtype, tma_add in (("fp32", True), ("fp16", True), ("i32", True), ("i8", False)):
-        kernel = tilec.compile(added_blocks, signature={"src": f"*{dtype}:16",
-                                                        "dst": f"*{dtype}:16", "M": "i32",
-                                                        "N": "i32:16"},
-                               constexprs={"REPEAT": 2, "BM": 32, "BN": 128},
-                               target="cuda:90", stop_after="ptx")
-        ptx = kernel.asm["ptx"]
-        assert ("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add" in ptx) == tma_add
-        assert "atom." in ptx  # the pointer path beside it (int8: a compare-and-swap loop)
+@tilec.jit
+def min_through_host_map(src, dst, BM: tl.constexpr, BN: tl.constexpr):
+    dst.atomic_min([0, 0], src.load([0, 0]))
 
 
-def added_expected(src: np.ndarray, repeat: int) -> np.ndarray:
-    return (src.astype(np.float64) * (repeat + 1)).astype(src.dtype)
+# (kind, dtype, whether TMA reduces it): TMA adds f16, bf16, f32 and 32-bit integers, takes
+# minima and maxima of f16, bf16 and signed 32-bit integers (a map made in the kernel says
+# its integers are signed; unsigned ones take pointers), ands, ors and xors 32-bit integers.
+TMA_KINDS = [("add", "fp32", True), ("add", "fp16", True), ("add", "i32", True),
+             ("add", "i8", False), ("min", "fp16", True), ("min", "bf16", True),
+             ("min", "i32", True), ("min", "u32", False), ("min", "fp32", False),
+             ("max", "i32", True), ("max", "fp32", False), ("and", "i32", True),
+             ("or", "u32", True), ("xor", "i32", True)]
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int32"])
-def test_descriptor_atomic_adds_in_the_interpreter(dtype):
-    src = (RNG.random((70, 160)) * 8).astype(dtype)
-    dst = src.copy()
-    interpret(added_blocks, (2 * 3 * 2,), src, dst, 70, 160, REPEAT=2, BM=32, BN=128)
-    np.testing.assert_array_equal(dst, added_expected(src, 2))
+@pytest.mark.parametrize("kind, dtype, tma", TMA_KINDS)
+def test_descriptor_atomics_are_tma_reductions_on_sm90(kind, dtype, tma):
+    """desc.atomic_<kind> through a TMA map is a cp.reduce.async.bulk.tensor of that kind
+    where TMA has it (pointer atomics beside it, where the box cannot be reduced by TMA: a
+    negative or unaligned offset, a tensor with no elements); other types take pointers."""
+    kernel = tilec.compile(reduced_blocks, signature={"src": f"*{dtype}:16",
+                                                      "dst": f"*{dtype}:16", "M": "i32",
+                                                      "N": "i32:16"},
+                           constexprs={"KIND": kind, "REPEAT": 2, "BM": 32, "BN": 128},
+                           target="cuda:90", stop_after="ptx")
+    ptx = kernel.asm["ptx"]
+    assert (f"cp.reduce.async.bulk.tensor.2d.global.shared::cta.{kind}" in ptx) == tma
+    assert "atom." in ptx  # the pointer path beside it (int8: a compare-and-swap loop)
+
+
+def test_unsigned_minima_through_a_host_map_are_tma_reductions():
+    """A host descriptor's map says its integers are unsigned: TMA takes their minima."""
+    spec = [runtime.specialize_argument(TensorDescriptor.from_tensor(
+        np.zeros((64, 64), np.uint32), [32, 32])) for _ in range(2)]
+    kernel = compile_specialized(min_through_host_map, (*spec, ("constexpr", 32),
+                                                        ("constexpr", 32)),
+                                 CompileOptions(), stop_after="ptx")
+    assert "cp.reduce.async.bulk.tensor.2d.global.shared::cta.min" in kernel.asm["ptx"]
+
+
+def reduced_expected(kind: str, src: np.ndarray, dst: np.ndarray, repeat: int) -> np.ndarray:
+    """dst after `repeat` updates of every element by src."""
+    if kind == "add":
+        return (dst.astype(np.float64) + src.astype(np.float64) * repeat).astype(src.dtype)
+    if kind == "xor":
+        return dst ^ src if repeat % 2 else dst
+    return {"min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+            "or": np.bitwise_or}[kind](dst, src)
+
+
+@pytest.mark.parametrize("kind, dtype", [("add", "float32"), ("add", "int32"),
+                                         ("min", "int32"), ("xor", "int32")])
+def test_descriptor_atomics_in_the_interpreter(kind, dtype):
+    src, dst = (np.round(RNG.random((70, 160)) * 16 - 8).astype(dtype) for _ in range(2))
+    want = reduced_expected(kind, src, dst, 2)
+    interpret(reduced_blocks, (2 * 3 * 2,), src, dst, 70, 160, KIND=kind, REPEAT=2, BM=32,
+              BN=128)
+    np.testing.assert_array_equal(dst, want)
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int32"])
-def test_descriptor_atomic_adds_through_tma_on_the_gpu(dtype):
-    """Three programs add each block of src into dst (a 70 x 160 tensor: the last row of
-    blocks runs past it): every element inside gets all three adds, nothing outside is
-    written."""
+@pytest.mark.parametrize("kind, dtype", [
+    ("add", "float32"), ("add", "float16"), ("add", "bfloat16"), ("add", "int32"),
+    ("min", "float16"), ("min", "bfloat16"), ("min", "int32"), ("max", "float16"),
+    ("max", "bfloat16"), ("max", "int32"), ("and", "int32"), ("or", "int32"),
+    ("xor", "int32")])
+def test_descriptor_atomics_through_tma_on_the_gpu(kind, dtype):
+    """Three programs update each block of dst with src (70 x 160 tensors: the last row of
+    blocks runs past them): every element inside gets all three updates, nothing outside is
+    written. Signed integers go negative, so a minimum taken unsigned would show."""
     torch = pytest.importorskip("torch")
     to = getattr(torch, dtype)
-    src = torch.from_numpy((RNG.random((70, 160)) * 8).astype(np.float32)).round().to("cuda", to)
+
+    def values():
+        return torch.from_numpy((RNG.random((70, 160)) * 16 - 8).astype(np.float32)).round()
+    src = values().to("cuda", to)
     full = torch.full((80, 160), 7, dtype=to, device="cuda")
     dst = full[:70]
-    dst.copy_(src)
-    kernel = added_blocks[(3 * 3 * 2,)](src, dst, 70, 160, REPEAT=3, BM=32, BN=128)
-    assert "cp.reduce.async.bulk.tensor" in kernel.asm["ptx"]
-    assert torch.equal(dst, src * 4) and bool((full[70:] == 7).all())
+    dst.copy_(values().to("cuda", to))
+    want = torch.from_numpy(reduced_expected(kind, src.cpu().float().numpy().astype(
+        np.float64 if to.is_floating_point else np.int64), dst.cpu().float().numpy().astype(
+        np.float64 if to.is_floating_point else np.int64), 3)).to("cuda", to)
+    kernel = reduced_blocks[(3 * 3 * 2,)](src, dst, 70, 160, KIND=kind, REPEAT=3, BM=32, BN=128)
+    assert f"cp.reduce.async.bulk.tensor.2d.global.shared::cta.{kind}" in kernel.asm["ptx"]
+    assert torch.equal(dst, want) and bool((full[70:] == 7).all())

@@ -299,7 +299,7 @@ def _descriptor_atomic(kind):
         def through_pointers():
             pointers, mask, _ = _descriptor_lanes(f"atomic_{kind}", desc, offsets, _semantic)
             memory.atomic_rmw(kind, pointers, value, mask, None, None)
-        if checked.tensormap is not None and checked.dtype in memory.TMA_REDUCTIONS.get(kind, ()):
+        if checked.tensormap is not None and memory.tma_reduces(checked, kind):
             return memory.tma_store(checked, at, value, through_pointers, reduce=kind)
         return through_pointers()
     atomic.__name__ = atomic.__qualname__ = f"_descriptor_atomic_{kind}"

@@ -148,8 +148,23 @@ def tma_store(desc, offsets, value, fallback, reduce: str | None = None) -> None
 
 
 # The desc.atomic_<kind> updates TMA reductions make (cp.reduce.async.bulk.tensor), by the
-# element types they take; the others go through pointer atomics.
-TMA_REDUCTIONS = {"add": (T.float16, T.bfloat16, T.float32, T.int32, T.uint32)}
+# element types they take; the others go through pointer atomics. A map made in the kernel
+# says 32-bit integers are signed (tensormap.replace's element type; copies and adds move the
+# same bits either way), so unsigned minima and maxima through one take pointers too
+# (tma_reduces).
+TMA_REDUCTIONS = {"add": (T.float16, T.bfloat16, T.float32, T.int32, T.uint32),
+                  "min": (T.float16, T.bfloat16, T.int32, T.uint32),
+                  "max": (T.float16, T.bfloat16, T.int32, T.uint32),
+                  "and": (T.int32, T.uint32), "or": (T.int32, T.uint32),
+                  "xor": (T.int32, T.uint32)}
+
+
+def tma_reduces(desc, kind: str) -> bool:
+    """Whether desc.atomic_<kind> of a descriptor with a TMA map is a TMA reduction."""
+    if desc.dtype not in TMA_REDUCTIONS.get(kind, ()):
+        return False
+    made_in_kernel = desc.tma_usable is not None
+    return not (made_in_kernel and kind in ("min", "max") and desc.dtype == T.uint32)
 
 
 def store(ptr, value, mask=None, cache_modifier: str = "", eviction_policy: str = "") -> None:

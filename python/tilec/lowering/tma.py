@@ -196,8 +196,10 @@ def _thread0_only(ctx: Lowering, make) -> None:
 
 
 # tensormap.replace's element types (PTX ISA), by the MLIR element type; 8-bit floats move as
-# bytes, integers by width (a copy moves bits).
-_PTX_ELEMENT = {"f16": 6, "bf16": 10, "f32": 7, "i8": 0, "i16": 1, "i32": 2}
+# bytes, integers by width (a copy moves bits); 32-bit integers are signed, which TMA's minima
+# and maxima need (a signless i32 is a tl.int32 more often than a tl.uint32, whose minima and
+# maxima take pointers: memory.tma_reduces).
+_PTX_ELEMENT = {"f16": 6, "bf16": 10, "f32": 7, "i8": 0, "i16": 1, "i32": 3}
 
 
 def _ptx_element(t: ir.Type) -> int:

@@ -434,3 +434,22 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// The other kinds name their operation the same way (xor of i32 here).
+// CHECK-LABEL: gpu.func @tma_reduce_xor
+// CHECK: nvvm.cp.async.bulk.tensor.reduce {{%.*}}, {{%.*}}, box{{\[}}{{%.*}}, {{%.*}}{{\]}} {redKind = #nvvm.tma_redux_kind<xor>
+#b = #tilegpu.blocked<[1, 1], [1, 32], [2, 2], [1, 0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 32 : i32, [1, 0]>
+!sbuf = !tilegpu.memdesc<[64, 32], i32, #nvmma, false>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @tma_reduce_xor(%map: !llvm.ptr, %v: i32, %row: i32, %col: i32) {
+    %x = "tile.splat"(%v) : (i32) -> tensor<64x32xi32, #b>
+    %buf = "tilegpu.local_alloc"(%x) : (tensor<64x32xi32, #b>) -> !sbuf
+    "tilegpu.fence_async_shared"() : () -> ()
+    "tilegpu.async_tma_reduce"(%map, %buf, %row, %col) {kind = "xor"} : (!llvm.ptr, !sbuf, i32, i32) -> ()
+    "tilegpu.tma_store_wait"() {pendings = 0 : i32} : () -> ()
+    return
+  }
+}
