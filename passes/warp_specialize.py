@@ -65,7 +65,7 @@ from tilec.dialects import tilegpu
 from tilec.passbase import Pass, module_num_warps, ops_in, register, require_layouts
 from tilec.passes.pipeline import (NUM_STAGES, _AsyncDot, _barrier_slot, _clone_slice, _i32,
                                    _Loop, _owner, _Pipeliner, _subview, _tma_candidates,
-                                   loop_stages, next_slot)
+                                   loop_stages, nested_tma_loop, next_slot)
 
 WS_ATTR = "tile.warp_specialize"
 
@@ -124,23 +124,13 @@ def _hoist_maps(top: ir.Block) -> list[ir.Operation] | None:
     return moved
 
 
-def _nested_tma_loop(loop: ir.Operation) -> ir.Operation | None:
-    """The one scf.for directly in `loop`'s body whose body holds TMA loads (a persistent
-    kernel's K loop inside its tile loop), or None."""
-    if _tma_candidates(_Loop(loop)):
-        return None
-    found = [op.operation for op in _Loop(loop).body.operations
-             if op.operation.name == "scf.for" and _tma_candidates(_Loop(op.operation))]
-    return found[0] if len(found) == 1 else None
-
-
 class _Specializer(_Pipeliner):
     """The split of one marked loop. `self.loop` is the loop whose body holds the TMA loads:
     the marked loop itself, or the one loop nested in it that does (`self.outer` is then the
     marked loop: a persistent kernel's tiles, the producer running ahead across them)."""
 
     def __init__(self, loop: ir.Operation, num_stages: int, num_warps: int):
-        nested = _nested_tma_loop(loop)
+        nested = nested_tma_loop(loop)
         super().__init__(nested or loop, num_stages)
         self.outer = _Loop(loop) if nested is not None else None
         self.num_warps = num_warps
@@ -396,7 +386,7 @@ def _marked(loop: ir.Operation) -> bool:
 def _persistent_matmul(loop: ir.Operation) -> bool:
     if WS_ATTR in loop.attributes or loop.parent is None or loop.parent.name != "func.func":
         return False
-    nested = _nested_tma_loop(loop)
+    nested = nested_tma_loop(loop)
     if nested is None:
         return False
     inner = _Loop(nested)

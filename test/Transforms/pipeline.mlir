@@ -747,3 +747,134 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// A persistent kernel's tile loop (step 132) whose one nested loop holds a TMA load, its row
+// from the tile (%t * 128) and its column from k: the ring and its barriers are made before
+// the tile loop and the copies run S - 1 trips ahead in the walk of every tile's trips. The
+// prologue issues the walk's first two trips (when the K loop has trips and the tile is in
+// range), moving the cursor (tile, k, row) on: k + 1, and at the end of a tile's trips the next
+// tile, k = 0 and that tile's row (computed again only then). Both loops carry the cursor, the
+// read and write slots and the phase; the K loop waits on its read slot, issues the cursor's
+// copy into its write slot while the cursor's tile is in range, and moves everything on. After
+// the tile loop the barriers are invalidated and the ring released. One stage leaves it alone.
+// S3-LABEL: func.func @tma_tiles
+// S3: [[RING:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 128, 64], f16,
+// S3-NEXT: [[BARS:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 1], i64,
+// S3-NEXT: "tilegpu.init_barrier"([[BARS]])
+// S3-NEXT: [[SOME:%.*]] = arith.cmpi slt, %c0_i32, %arg3 : i32
+// S3-NEXT: [[ROW0:%.*]] = arith.muli %arg1, %c128_i32 : i32
+// S3-NEXT: [[IN0:%.*]] = arith.cmpi slt, %arg1, %arg2 : i32
+// S3-NEXT: [[OK0:%.*]] = arith.andi [[SOME]], [[IN0]] : i1
+// S3: scf.if [[OK0]] {
+// S3: "tilegpu.async_tma_copy_global_to_local"(%arg0, {{%.*}}, {{%.*}}, [[ROW0]], {{%.*}})
+// S3: [[K1:%.*]] = arith.addi %c0_i32, %c1_i32 : i32
+// S3-NEXT: [[WRAP1:%.*]] = arith.cmpi sge, [[K1]], %arg3 : i32
+// S3-NEXT: [[NEXT1:%.*]] = arith.addi %arg1, %c132_i32 : i32
+// S3-NEXT: [[T1:%.*]] = arith.select [[WRAP1]], [[NEXT1]], %arg1 : i32
+// S3-NEXT: [[ROW1:%.*]] = scf.if [[WRAP1]] -> (i32) {
+// S3-NEXT: [[NEWROW:%.*]] = arith.muli [[T1]], %c128_i32 : i32
+// S3-NEXT: scf.yield [[NEWROW]] : i32
+// S3-NEXT: } else {
+// S3-NEXT: scf.yield [[ROW0]] : i32
+// S3: "tilegpu.async_tma_copy_global_to_local"(%arg0, {{%.*}}, {{%.*}}, [[ROW1]], {{%.*}})
+// S3: scf.for {{%.*}} = %arg1 to %arg2 step %c132_i32 iter_args({{%[^ ]*}} = [[T2:%[^,]*]], {{%[^ ]*}} = [[K2:%[^,]*]], {{%[^ ]*}} = [[ROW2:%[^,]*]], {{%[^ ]*}} = %c0_i32{{[_0-9]*}}, {{%[^ ]*}} = %c2_i32, {{%[^ ]*}} = %c0_i32{{[_0-9]*}}) -> (i32, i32, i32, i32, i32, i32)
+// S3-NEXT: scf.for {{%.*}} = %c0_i32 to %arg3 step %c1_i32 iter_args({{%[^ ]*}} = %cst, [[CT:%[^ ]*]] = %arg6, [[CK:%[^ ]*]] = %arg7, [[CROW:%[^ ]*]] = %arg8, [[READ:%[^ ]*]] = %arg9, [[WRITE:%[^ ]*]] = %arg10, [[PHASE:%[^ ]*]] = %arg11)
+// S3: "tilegpu.wait_barrier"({{%.*}}, [[PHASE]])
+// S3: [[INRANGE:%.*]] = arith.cmpi slt, [[CT]], %arg2 : i32
+// S3-NEXT: scf.if [[INRANGE]] {
+// S3-NEXT: [[COL:%.*]] = arith.muli [[CK]], %c64_i32 : i32
+// S3: "tilegpu.memdesc_subview"([[BARS]], [[WRITE]],
+// S3: "tilegpu.async_tma_copy_global_to_local"(%arg0, {{%.*}}, {{%.*}}, [[CROW]], [[COL]])
+// S3: "tilegpu.local_load"
+// S3: scf.yield {{%.*}}, {{%.*}}, {{%.*}}, {{%.*}}, {{%.*}}, {{%.*}}, {{%.*}} : tensor<128x64xf16,
+// S3: "tile.store"
+// S3-NEXT: scf.yield
+// S3-NEXT: }
+// S3-NEXT: "tilegpu.inval_barrier"([[BARS]])
+// S3-NEXT: "tilegpu.local_dealloc"([[RING]])
+// S3-NEXT: "tilegpu.local_dealloc"([[BARS]])
+// S1-LABEL: func.func @tma_tiles
+// S1-NOT: memdesc<[{{[0-9]+}}, 1], i64
+// S1: return
+#b = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[128, 64], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32, tilegpu.target = "cuda:90"} {
+  func.func @tma_tiles(%map: !llvm.ptr, %first: i32, %tiles: i32, %n: i32, %out: tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c128 = arith.constant 128 : i32
+    %c132 = arith.constant 132 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf16, #b>
+    scf.for %t = %first to %tiles step %c132 : i32 {
+      %row = arith.muli %t, %c128 : i32
+      %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf16, #b>) : i32 {
+        %col = arith.muli %k, %c64 : i32
+        %bar = "tilegpu.local_alloc"() : () -> !bar
+        "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+        %buf = "tilegpu.local_alloc"() : () -> !buf
+        "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %row, %col) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+        %phase = arith.constant 0 : i32
+        "tilegpu.wait_barrier"(%bar, %phase) : (!bar, i32) -> ()
+        %x = "tilegpu.local_load"(%buf) : (!buf) -> tensor<128x64xf16, #b>
+        "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+        %s = arith.addf %acc, %x : tensor<128x64xf16, #b>
+        scf.yield %s : tensor<128x64xf16, #b>
+      }
+      "tile.store"(%out, %r) {cache = "none", evict = "evict_normal"} : (tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<128x64xf16, #b>) -> ()
+    }
+    return
+  }
+}
+
+// -----
+
+// The same tile loop whose epilogue uses 192 KiB of buffers: the three-slot ring (48 KiB) fits
+// beside them only while it is the K loop's alone, so the copies are staged tile by tile (the
+// ring made in the tile loop's body), as for any other loop.
+// S3-LABEL: func.func @tma_tiles_no_room
+// S3: scf.for
+// S3-NEXT: arith.muli
+// S3-NEXT: "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 128, 64], f16,
+#b = #tilegpu.blocked<[1, 8], [8, 4], [4, 1], [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[128, 64], f16, #nvmma, true>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32, tilegpu.target = "cuda:90"} {
+  func.func @tma_tiles_no_room(%map: !llvm.ptr, %first: i32, %tiles: i32, %n: i32, %out: tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c128 = arith.constant 128 : i32
+    %c132 = arith.constant 132 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf16, #b>
+    scf.for %t = %first to %tiles step %c132 : i32 {
+      %row = arith.muli %t, %c128 : i32
+      %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x64xf16, #b>) : i32 {
+        %col = arith.muli %k, %c64 : i32
+        %bar = "tilegpu.local_alloc"() : () -> !bar
+        "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+        %buf = "tilegpu.local_alloc"() : () -> !buf
+        "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %row, %col) : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+        %phase = arith.constant 0 : i32
+        "tilegpu.wait_barrier"(%bar, %phase) : (!bar, i32) -> ()
+        %x = "tilegpu.local_load"(%buf) : (!buf) -> tensor<128x64xf16, #b>
+        "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+        %s = arith.addf %acc, %x : tensor<128x64xf16, #b>
+        scf.yield %s : tensor<128x64xf16, #b>
+      }
+      "tile.store"(%out, %r) {cache = "none", evict = "evict_normal"} : (tensor<128x64x!tile.ptr<f16, 1 : i32>, #b>, tensor<128x64xf16, #b>) -> ()
+      %ea = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[32768], f32, #bs, true>
+      %eb = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[16384], f32, #bs, true>
+      "tilegpu.local_dealloc"(%ea) : (!tilegpu.memdesc<[32768], f32, #bs, true>) -> ()
+      "tilegpu.local_dealloc"(%eb) : (!tilegpu.memdesc<[16384], f32, #bs, true>) -> ()
+    }
+    return
+  }
+}

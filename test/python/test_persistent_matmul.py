@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import tilec
+import tilec.language as tl
 from tilec import runtime
 from tilec.compiler import CompileOptions, compile_specialized
 from tilec.tools.tensor_descriptor import TensorDescriptor
@@ -13,6 +15,22 @@ from tutorial_loader import tutorial
 RNG = np.random.default_rng(9)
 SMALL = dict(BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2, num_warps=4,
              num_stages=3)
+
+
+@tilec.jit
+def unspecialised_tiles(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                        BK: tl.constexpr, PROGRAMS: tl.constexpr, STAGES: tl.constexpr):
+    """Tiles of C walked by PROGRAMS programs, never warp-specialised: the K loop's TMA copies
+    run STAGES - 1 trips ahead across the tiles."""
+    tiles_n = tl.cdiv(N, BN)
+    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS, flatten=True,
+                         warp_specialize=False):
+        pid_m, pid_n = tile // tiles_n, tile % tiles_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in tl.range(0, tl.cdiv(K, BK), num_stages=STAGES):
+            acc = tl.dot(a_desc.load([pid_m * BM, k * BK]), b_desc.load([k * BK, pid_n * BN]),
+                         acc)
+        c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))
 
 
 def operands(M, N, K, dtype=np.float16):
@@ -55,6 +73,21 @@ def test_the_persistent_descriptor_kernel_stages_its_k_loop_with_tma():
     assert tilegpu.count("scf.for") == 2 and "!tilegpu.memdesc<[3, 128, 64], f16" in tilegpu
     assert "is_async" in tilegpu and kernel.metadata["spill_stores"] == 0
     assert "cp.async.bulk.tensor" in kernel.asm["ptx"]
+
+
+def test_the_k_loop_copies_run_ahead_across_tiles():
+    """Unspecialised, the K loop's rings are made before the tile loop and both loops carry
+    the walk's cursor and the ring's slots and phase: the next tile's first copies are issued
+    during this tile's last trips."""
+    lines = compile_persistent_tma(False, stop_after="tilegpu").asm["tilegpu"].splitlines()
+    ring = next(i for i, line in enumerate(lines)
+                if '"tilegpu.local_alloc"()' in line and "memdesc<[3, 128, 64], f16" in line)
+    loops = [line for line in lines if "scf.for" in line]
+    assert ring < lines.index(loops[0])
+    carried = [len(loop.split("iter_args(")[1].split(") ->")[0].split(",")) for loop in loops]
+    # the cursor (tile, k, and the tile's row and column offsets, computed again only when it
+    # moves to the next tile), the two slots and the phase; and the K loop's accumulator
+    assert carried == [7, 8]
 
 
 @pytest.mark.parametrize("warp_specialize", [False, True])
@@ -123,3 +156,31 @@ def test_persistent_matmul_on_the_gpu(use_descriptors, shape, dtype):
     assert ("global_scratch" in kernel.metadata) == (use_descriptors == "device")
     ref = a.float() @ b.float()
     assert bool(((c.float() - ref).abs() <= 1e-2 * (ref.abs() + K ** 0.5)).all())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("M, N, K, programs, stages, warps, block", [
+    (1024, 1024, 512, 3, 3, 8, (128, 256, 64)),   # 8 trips a tile, several tiles a program
+    (520, 608, 64, 5, 4, 4, (128, 128, 64)),      # 1 trip a tile: the prologue spans 3 tiles
+    (384, 256, 200, 2, 2, 4, (64, 128, 64)),      # 4 trips (the last partial), a ring of 2
+    (128, 128, 128, 4, 3, 4, (128, 128, 64)),     # one tile: 3 programs walk none
+])
+def test_copies_ahead_across_tiles_on_the_gpu(M, N, K, programs, stages, warps, block):
+    """Every tile right whatever the trips per tile, the ring's depth and the tiles per
+    program: the copies of a tile's first trips are issued during the previous tile's."""
+    torch = pytest.importorskip("torch")
+    bm, bn, bk = block
+    a = torch.randn(M, K, device="cuda").half()
+    b = torch.randn(K, N, device="cuda").half()
+    c = torch.full((M, N), 7.0, device="cuda").half()
+    kernel = unspecialised_tiles[(programs,)](
+        TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b, [bk, bn]),
+        TensorDescriptor.from_tensor(c, [bm, bn]), M, N, K, BM=bm, BN=bn, BK=bk,
+        PROGRAMS=programs, STAGES=stages, num_warps=warps)
+    assert "producer_warps" not in kernel.metadata
+    lines = kernel.asm["tilegpu"].splitlines()
+    tile_loop = next(i for i, line in enumerate(lines) if "scf.for" in line)
+    assert any('"tilegpu.local_alloc"()' in line and f"memdesc<[{stages}, " in line
+               for line in lines[:tile_loop])  # a ring made before the tile loop
+    torch.testing.assert_close(c.float(), (a.float() @ b.float()).half().float(), rtol=2e-2,
+                               atol=0.25)
