@@ -681,17 +681,45 @@ class _TmaPipeliner(_Pipeliner):
                     _subview(ring, slot, stage.desc), coords)
             scf.YieldOp([])
 
+    def _rings(self, stages) -> tuple[list[ir.Value], list[ir.Value]]:
+        """A ring of S buffers and a ring of S mbarriers per load (initialised), here."""
+        S = self.num_stages
+        rings = [tilegpu.local_alloc(MemDesc((S, *s.desc.shape), s.desc.element_type,
+                                             s.desc.layout, True)) for s in stages]
+        bars = [tilegpu.local_alloc(tilegpu.barrier_memdesc(1, S)) for _ in stages]
+        for bar in bars:
+            tilegpu.init_barrier(bar, 1)
+        return rings, bars
+
+    def _read_and_issue(self, stages, load_slice, trip, rings, bars,
+                        slots: tuple[ir.Value, ir.Value, ir.Value]) -> dict:
+        """At the top of the body: wait for the read slot (of the phase), read it in place of
+        the per-trip buffers, and issue the copies of the trip `trip()` gives ((its mapping,
+        whether it is in range), made here) into the write slot (after the asynchronous
+        wgmma's wait, if any); the per-trip copies, barriers and buffers go. Returns the
+        mapping."""
+        read_slot, write_slot, phase = slots
+        for stage, ring, bar in zip(stages, rings, bars):
+            tilegpu.wait_barrier(_barrier_slot(bar, read_slot), phase)
+            stage.alloc.results[0].replace_all_uses_with(_subview(ring, read_slot, stage.desc))
+        mapping, in_range = trip()
+        if self.wgmma is None:
+            self._issue(stages, load_slice, mapping, in_range, write_slot, rings, bars)
+        else:
+            with ir.InsertionPoint.after(self.wgmma.dot):
+                self.wgmma.wait()
+                self._issue(stages, load_slice, mapping, in_range, write_slot, rings, bars)
+        for stage in stages:
+            stage.erase()
+        return mapping
+
     def _rewrite_tma(self, stages, load_slice, advance_slice, carried) -> None:
         loop, op, S = self.loop, self.loop.op, self.num_stages
         D = S - 1
         lb, ub, step = op.operands[0], op.operands[1], op.operands[2]
         inits = list(op.operands[3:])
         with ir.InsertionPoint(op), op.location:
-            rings = [tilegpu.local_alloc(MemDesc((S, *s.desc.shape), s.desc.element_type,
-                                                 s.desc.layout, True)) for s in stages]
-            bars = [tilegpu.local_alloc(tilegpu.barrier_memdesc(1, S)) for _ in stages]
-            for bar in bars:
-                tilegpu.init_barrier(bar, 1)
+            rings, bars = self._rings(stages)
             values = [inits[i] for i in carried]
             iv = lb
             for s in range(D):  # prologue: trips 0 .. D-1
@@ -712,33 +740,20 @@ class _TmaPipeliner(_Pipeliner):
         read_slot, write_slot, phase = new_args[-3:]
         first = list(new_body.operations)[0].operation
         with ir.InsertionPoint(first), op.location:
-            for stage, ring, bar in zip(stages, rings, bars):
-                tilegpu.wait_barrier(_barrier_slot(bar, read_slot), phase)
-                stage.alloc.results[0].replace_all_uses_with(
-                    _subview(ring, read_slot, stage.desc))
-            ahead_iv = arith.addi(loop.iv, ahead_step)
-            mapping = {loop.iv: ahead_iv, **{loop.args[i]: v for i, v in zip(carried, ahead)}}
-            in_range = arith.cmpi(arith.CmpIPredicate.slt, ahead_iv, ub)
-            if self.wgmma is None:
-                self._issue(stages, load_slice, mapping, in_range, write_slot, rings, bars)
-            else:
-                with ir.InsertionPoint.after(self.wgmma.dot):
-                    self.wgmma.wait()
-                    self._issue(stages, load_slice, mapping, in_range, write_slot, rings, bars)
-        for stage in stages:
-            stage.erase()
+            def trip():
+                ahead_iv = arith.addi(loop.iv, ahead_step)
+                return ({loop.iv: ahead_iv, **{loop.args[i]: v for i, v in zip(carried, ahead)}},
+                        arith.cmpi(arith.CmpIPredicate.slt, ahead_iv, ub))
+            mapping = self._read_and_issue(stages, load_slice, trip, rings, bars,
+                                           (read_slot, write_slot, phase))
         old_yield = loop.yield_op
         with ir.InsertionPoint(old_yield), op.location:
             next_ahead = self._advance(advance_slice, carried, mapping)
-            next_read, next_phase = next_slot(read_slot, phase, S)
-            bump = [next_read, arith.remui(arith.addi(write_slot, _i32(1)), _i32(S)), next_phase]
-            scf.YieldOp(list(old_yield.operands) + next_ahead + bump)
+            scf.YieldOp(list(old_yield.operands) + next_ahead +
+                        _next_slots(read_slot, write_slot, phase, S))
         old_yield.erase()
         with ir.InsertionPoint.after(new_loop.operation), op.location:
-            for bar in bars:  # every copy issued was waited for in the loop
-                tilegpu.inval_barrier(bar)
-            for buffer in rings + bars:
-                tilegpu.local_dealloc(buffer)
+            _release(rings, bars)
         results = list(new_loop.results)[:n_old]
         if self.wgmma is not None:
             results = self.wgmma.finish(new_loop, results)
@@ -849,11 +864,7 @@ class _TmaTilePipeliner(_TmaPipeliner):
         t_lb, t_ub, t_step = list(t_op.operands)[:3]
         n_cursor = 2 + len(self.per_tile)
         with ir.InsertionPoint(t_op), t_op.location:
-            rings = [tilegpu.local_alloc(MemDesc((S, *s.desc.shape), s.desc.element_type,
-                                                 s.desc.layout, True)) for s in stages]
-            bars = [tilegpu.local_alloc(tilegpu.barrier_memdesc(1, S)) for _ in stages]
-            for bar in bars:
-                tilegpu.init_barrier(bar, 1)
+            rings, bars = self._rings(stages)
             mapping: dict = {}
             _clone_slice(bounds_slice, mapping)
             inner = [mapping.get(v, v) for v in list(k_op.operands)[:3]]
@@ -882,26 +893,15 @@ class _TmaTilePipeliner(_TmaPipeliner):
         read_slot, write_slot, phase = new_args[-3:]
         first = list(new_body.operations)[0].operation
         with ir.InsertionPoint(first), k_op.location:
-            for stage, ring, bar in zip(stages, rings, bars):
-                tilegpu.wait_barrier(_barrier_slot(bar, read_slot), phase)
-                stage.alloc.results[0].replace_all_uses_with(
-                    _subview(ring, read_slot, stage.desc))
-            valid = arith.cmpi(arith.CmpIPredicate.slt, cursor[0], t_ub)
-            mapping = self._mapping(tile_iv, cursor)
-            if self.wgmma is None:
-                self._issue(stages, load_slice, mapping, valid, write_slot, rings, bars)
-            else:
-                with ir.InsertionPoint.after(self.wgmma.dot):
-                    self.wgmma.wait()
-                    self._issue(stages, load_slice, mapping, valid, write_slot, rings, bars)
-        for stage in stages:
-            stage.erase()
+            self._read_and_issue(
+                stages, load_slice, lambda: (self._mapping(tile_iv, cursor), arith.cmpi(
+                    arith.CmpIPredicate.slt, cursor[0], t_ub)), rings, bars,
+                (read_slot, write_slot, phase))
         old_yield = loop.yield_op
         with ir.InsertionPoint(old_yield), k_op.location:
             following = self._next(cursor, list(new_k.operation.operands)[:3], tile_iv, t_step)
-            next_read, next_phase = next_slot(read_slot, phase, S)
-            scf.YieldOp(list(old_yield.operands) + following + [next_read, arith.remui(
-                arith.addi(write_slot, _i32(1)), _i32(S)), next_phase])
+            scf.YieldOp(list(old_yield.operands) + following +
+                        _next_slots(read_slot, write_slot, phase, S))
         old_yield.erase()
         results = list(new_k.results)[:n_k]
         if self.wgmma is not None:
@@ -918,10 +918,7 @@ class _TmaTilePipeliner(_TmaPipeliner):
             old.replace_all_uses_with(new)
         t_op.erase()
         with ir.InsertionPoint.after(new_tiles.operation), where:
-            for bar in bars:  # every copy issued was waited for in the loops
-                tilegpu.inval_barrier(bar)
-            for buffer in rings + bars:
-                tilegpu.local_dealloc(buffer)
+            _release(rings, bars)
 
 
 _TMA_STORES = ("tilegpu.async_tma_copy_local_to_global", "tilegpu.async_tma_reduce")
@@ -988,6 +985,22 @@ def next_slot(slot: ir.Value, phase: ir.Value, stages: int) -> list[ir.Value]:
     wrapped = arith.extui(ir.IntegerType.get_signless(32),
                           arith.cmpi(arith.CmpIPredicate.eq, following, _i32(0)))
     return [following, arith.xori(phase, wrapped)]
+
+
+def _release(rings: list[ir.Value], bars: list[ir.Value]) -> None:
+    """The rings' barriers invalidated and the rings released (every copy issued into them was
+    waited for)."""
+    for bar in bars:
+        tilegpu.inval_barrier(bar)
+    for buffer in rings + bars:
+        tilegpu.local_dealloc(buffer)
+
+
+def _next_slots(read_slot: ir.Value, write_slot: ir.Value, phase: ir.Value,
+                stages: int) -> list[ir.Value]:
+    """A TMA ring's read slot, write slot and phase one trip on."""
+    next_read, next_phase = next_slot(read_slot, phase, stages)
+    return [next_read, arith.remui(arith.addi(write_slot, _i32(1)), _i32(stages)), next_phase]
 
 
 def loop_stages(loop: ir.Operation, default: int) -> int:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import tilec
-import tilec.language as tl
 from tilec import runtime
 from tilec.compiler import CompileOptions, compile_specialized
 from tilec.tools.tensor_descriptor import TensorDescriptor
@@ -15,22 +13,6 @@ from tutorial_loader import tutorial
 RNG = np.random.default_rng(9)
 SMALL = dict(BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32, GROUP_SIZE_M=2, num_warps=4,
              num_stages=3)
-
-
-@tilec.jit
-def unspecialised_tiles(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                        BK: tl.constexpr, PROGRAMS: tl.constexpr, STAGES: tl.constexpr):
-    """Tiles of C walked by PROGRAMS programs, never warp-specialised: the K loop's TMA copies
-    run STAGES - 1 trips ahead across the tiles."""
-    tiles_n = tl.cdiv(N, BN)
-    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS, flatten=True,
-                         warp_specialize=False):
-        pid_m, pid_n = tile // tiles_n, tile % tiles_n
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k in tl.range(0, tl.cdiv(K, BK), num_stages=STAGES):
-            acc = tl.dot(a_desc.load([pid_m * BM, k * BK]), b_desc.load([k * BK, pid_n * BN]),
-                         acc)
-        c_desc.store([pid_m * BM, pid_n * BN], acc.to(c_desc.dtype))
 
 
 def operands(M, N, K, dtype=np.float16):
@@ -157,30 +139,3 @@ def test_persistent_matmul_on_the_gpu(use_descriptors, shape, dtype):
     ref = a.float() @ b.float()
     assert bool(((c.float() - ref).abs() <= 1e-2 * (ref.abs() + K ** 0.5)).all())
 
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("M, N, K, programs, stages, warps, block", [
-    (1024, 1024, 512, 3, 3, 8, (128, 256, 64)),   # 8 trips a tile, several tiles a program
-    (520, 608, 64, 5, 4, 4, (128, 128, 64)),      # 1 trip a tile: the prologue spans 3 tiles
-    (384, 256, 200, 2, 2, 4, (64, 128, 64)),      # 4 trips (the last partial), a ring of 2
-    (128, 128, 128, 4, 3, 4, (128, 128, 64)),     # one tile: 3 programs walk none
-])
-def test_copies_ahead_across_tiles_on_the_gpu(M, N, K, programs, stages, warps, block):
-    """Every tile right whatever the trips per tile, the ring's depth and the tiles per
-    program: the copies of a tile's first trips are issued during the previous tile's."""
-    torch = pytest.importorskip("torch")
-    bm, bn, bk = block
-    a = torch.randn(M, K, device="cuda").half()
-    b = torch.randn(K, N, device="cuda").half()
-    c = torch.full((M, N), 7.0, device="cuda").half()
-    kernel = unspecialised_tiles[(programs,)](
-        TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b, [bk, bn]),
-        TensorDescriptor.from_tensor(c, [bm, bn]), M, N, K, BM=bm, BN=bn, BK=bk,
-        PROGRAMS=programs, STAGES=stages, num_warps=warps)
-    assert "producer_warps" not in kernel.metadata
-    lines = kernel.asm["tilegpu"].splitlines()
-    tile_loop = next(i for i, line in enumerate(lines) if "scf.for" in line)
-    assert any('"tilegpu.local_alloc"()' in line and f"memdesc<[{stages}, " in line
-               for line in lines[:tile_loop])  # a ring made before the tile loop
-    torch.testing.assert_close(c.float(), (a.float() @ b.float()).half().float(), rtol=2e-2,
-                               atol=0.25)

@@ -35,12 +35,14 @@ def ws_matmul(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr, BK:
 
 @tilec.jit
 def ws_persistent(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                  BK: tl.constexpr, PROGRAMS: tl.constexpr, STAGES: tl.constexpr):
+                  BK: tl.constexpr, PROGRAMS: tl.constexpr, STAGES: tl.constexpr,
+                  WS: tl.constexpr = True):
     """Tiles of C walked by PROGRAMS programs; the producer runs into the next tile while the
-    consumers store this one."""
+    consumers store this one (WS=False: never specialised, the K loop's copies then run ahead
+    across the tiles)."""
     tiles_n = tl.cdiv(N, BN)
     for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS, flatten=True,
-                         warp_specialize=True):
+                         warp_specialize=WS):
         pid_m, pid_n = tile // tiles_n, tile % tiles_n
         acc = tl.zeros((BM, BN), dtype=tl.float32)
         for k in tl.range(0, tl.cdiv(K, BK), num_stages=STAGES):
@@ -182,7 +184,7 @@ def test_a_persistent_kernel_specialises_its_tile_loop():
     key = (_desc((512, 512), [128, 64]), _desc((512, 512), [64, 256]),
            _desc((512, 512), [128, 256]), ("i32", True), ("i32", True), ("i32", True),
            ("constexpr", 128), ("constexpr", 256), ("constexpr", 64), ("constexpr", 132),
-           ("constexpr", 3))
+           ("constexpr", 3), ("constexpr", True))
     kernel = compile_specialized(ws_persistent, key, CompileOptions(target="cuda:90",
                                                                      num_warps=8))
     assert kernel.metadata["producer_warps"] == 4
@@ -265,14 +267,21 @@ def test_specialised_matmul_on_the_gpu(dtype, M, N, K, warps, stages, block):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("ws", [True, False], ids=["specialised", "staged-across-tiles"])
 @pytest.mark.parametrize("M, N, K, programs, stages, warps, block", [
     (1024, 1024, 512, 3, 3, 8, (128, 256, 64)),   # 8 tiles a program, 8 trips a tile
     (520, 608, 208, 5, 4, 8, (128, 128, 64)),     # ragged everywhere; 4 trips, 4 stages
     (384, 256, 192, 2, 2, 4, (64, 128, 64)),      # 3 trips a tile on a ring of 2
+    (520, 608, 64, 5, 4, 4, (128, 128, 64)),      # 1 trip a tile: 3 tiles ahead
+    (384, 256, 200, 2, 2, 4, (64, 128, 64)),      # 4 trips, the last partial
+    (128, 128, 128, 4, 3, 4, (128, 128, 64)),     # one tile: 3 programs walk none
 ])
-def test_specialised_persistent_matmul_on_the_gpu(M, N, K, programs, stages, warps, block):
-    """The ring's slots and phases carry across tiles: every tile's result is right whatever
-    the trips per tile and the ring's depth."""
+def test_persistent_matmul_rings_across_tiles_on_the_gpu(ws, M, N, K, programs, stages, warps,
+                                                         block):
+    """The ring's slots and phases carry across tiles, warp-specialised (the producer runs
+    into the next tile) or not (the K loop's copies run ahead across the tiles, its rings made
+    before the tile loop): every tile's result is right whatever the trips per tile, the
+    ring's depth and the tiles per program."""
     torch = pytest.importorskip("torch")
     bm, bn, bk = block
     a = torch.randn(M, K, device="cuda").half()
@@ -281,8 +290,13 @@ def test_specialised_persistent_matmul_on_the_gpu(M, N, K, programs, stages, war
     kernel = ws_persistent[(programs,)](
         TensorDescriptor.from_tensor(a, [bm, bk]), TensorDescriptor.from_tensor(b, [bk, bn]),
         TensorDescriptor.from_tensor(c, [bm, bn]), M, N, K, BM=bm, BN=bn, BK=bk,
-        PROGRAMS=programs, STAGES=stages, num_warps=warps)
-    assert kernel.metadata["producer_warps"] == 4
+        PROGRAMS=programs, STAGES=stages, WS=ws, num_warps=warps)
+    assert kernel.metadata.get("producer_warps") == (4 if ws else None)
+    if not ws:
+        lines = kernel.asm["tilegpu"].splitlines()
+        tile_loop = next(i for i, line in enumerate(lines) if "scf.for" in line)
+        assert any('"tilegpu.local_alloc"()' in line and f"memdesc<[{stages}, " in line
+                   for line in lines[:tile_loop])  # a ring made before the tile loop
     torch.testing.assert_close(c.float(), (a.float() @ b.float()).half().float(), rtol=2e-2,
                                atol=0.25)
 
