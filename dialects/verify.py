@@ -615,6 +615,10 @@ def _warp_specialize(op) -> str | None:
                              _int_attr(op, "consumer_registers"))
     if problem:
         return problem
+    for region in op.regions:
+        if len(region.blocks) != 1 or not len(region.blocks[0].operations) or \
+                list(region.blocks[0].operations)[-1].operation.name != "gpu.yield":
+            return "each region must be one block ending with gpu.yield"
     ops = [o.operation for o in op.block.operations]
     following = ops[ops.index(op) + 1:]
     if op.parent is None or op.parent.name != "func.func" or \

@@ -2300,6 +2300,19 @@ func.func @not_last(%x: i32) -> i32 {
 
 // -----
 
+// Each side is one block ending with gpu.yield (found by the fuzzer: an empty consumer region
+// crashed tilegpu-membar).
+func.func @empty_side() {
+  // expected-error@+1 {{each region must be one block ending with gpu.yield}}
+  "tilegpu.warp_specialize"() ({
+    gpu.yield
+  }, {
+  }) {producer_warps = 4 : i32, producer_registers = 40 : i32, consumer_registers = 232 : i32} : () -> ()
+  return
+}
+
+// -----
+
 // An arrival is on one barrier.
 func.func @arrive_two(%bar: !tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) {
   // expected-error@+1 {{waits on one barrier, got a buffer of 2}}
