@@ -27,7 +27,7 @@ from mlir import ir
 
 from tilec.analysis.op_facts import scratch_bytes
 from tilec.analysis.shared_memory import (ALIGNMENT, BYTES_ATTR, OFFSET_ATTR, VIEWS, aligned,
-                                         memdesc_bytes)
+                                         memdesc_bytes, scratch_alignment)
 from tilec.analysis.wgmma import swizzle_period
 from tilec.dialects.tilegpu import MemDesc, NvmmaSharedLayout
 from tilec.diagnostics import file_line_col
@@ -166,7 +166,8 @@ def _buffers(func_op: ir.Operation, numbering: _Numbering) -> list[Buffer]:
         with op.context:
             size = scratch_bytes(op)
         if size:
-            buffers.append(Buffer(op, size, index, _concurrent_end(op, numbering)))
+            buffers.append(Buffer(op, size, index, _concurrent_end(op, numbering),
+                                  align=scratch_alignment(op)))
     return buffers
 
 

@@ -147,6 +147,23 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 
 // -----
 
+// A map made in the kernel is written in 128 bytes of shared memory on a 128-byte boundary
+// (then copied to its global slot): after a 144-byte buffer live at the same time (placed
+// first, the larger), at 256 rather than 144.
+// CHECK: module attributes {{{.*}}tilegpu.shared_bytes = 384 : i32
+// CHECK-LABEL: func.func @made_map
+// CHECK: "tile.make_tensormap"{{.*}}tilegpu.bytes = 128 : i32, tilegpu.offset = 256 : i32
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @made_map(%scratch: !tile.ptr<i8, 1 : i32>, %base: !tile.ptr<f16, 1 : i32>, %n: i64) {
+    %small = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[72], f16, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>
+    %map = "tile.make_tensormap"(%scratch, %base, %n, %n, %n) {box = array<i32: 64, 64>, swizzle = 128 : i32, slot = 0 : i32, operandSegmentSizes = array<i32: 1, 1, 2, 1>} : (!tile.ptr<i8, 1 : i32>, !tile.ptr<f16, 1 : i32>, i64, i64, i64) -> !llvm.ptr
+    "tilegpu.local_dealloc"(%small) : (!tilegpu.memdesc<[72], f16, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) -> ()
+    return
+  }
+}
+
+// -----
+
 // Buffers live at once whose offsets would pass 2^31 - 1 bytes (offsets and sizes are i32
 // attributes) are a diagnostic, not a wrapped negative offset: two of 1.5 GiB.
 module attributes {tilegpu.num_warps = 4 : i32} {

@@ -679,18 +679,20 @@ def compile_made(target="cuda:90", strides="i32:16", stage="ptx"):
 
 
 def test_descriptors_made_in_the_kernel_are_tma_maps_in_global_scratch_on_sm90():
-    """On sm_90 each descriptor the kernel makes is a TMA map it writes into its global
-    scratch (256 bytes a map and program; PTX ISA 8.3 for tensormap.replace) and fences for
-    the tensormap proxy; its loads and stores are TMA copies. Where the pointer and strides
-    are known 16-byte aligned, the load needs no pointer path. sm_80 has no TMA."""
+    """On sm_90 each descriptor the kernel makes is a TMA map it writes in shared memory, then
+    copies into its global scratch (256 bytes a map and program; PTX ISA 8.3 for
+    tensormap.replace) releasing it to the tensormap proxy; its loads and stores are TMA
+    copies. Where the pointer and strides are known 16-byte aligned, the load needs no pointer
+    path. sm_80 has no TMA."""
     kernel = compile_made(stage="cubin")
     assert kernel.metadata["global_scratch"] == 2 * 256
     ptx = kernel.asm["ptx"]
     assert ".version 8.3" in ptx
-    for instruction in ("tensormap.replace.tile.global_address.global",
-                        "fence.proxy.tensormap::generic.release.gpu",
-                        "fence.proxy.tensormap::generic.acquire.gpu"):
+    for instruction in ("tensormap.replace.tile.global_address.shared::cta",
+                        "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release"
+                        ".gpu.sync.aligned", "fence.proxy.tensormap::generic.acquire.gpu"):
         assert ptx.count(instruction) == 2, instruction
+    assert "tensormap.replace.tile.global_address.global" not in ptx
     assert "cp.async.bulk.tensor.2d.shared::cluster.global" in ptx  # the load
     assert "cp.async.bulk.tensor.2d.global.shared::cta" in ptx  # the store
     assert "ld.global" not in ptx

@@ -71,7 +71,8 @@ OP_FACTS: dict[str, OpFacts] = {
     "tile.tma_reduce": _write("atomic_add"),  # desc.atomic_add through TMA
     # a map made in the kernel (sm_90 tl.make_tensor_descriptor): it writes the map into the
     # kernel's global scratch, which only its users read; unused, it goes
-    "tile.make_tensormap": OpFacts(effects="read", builtins=("make_tensor_descriptor",)),
+    "tile.make_tensormap": OpFacts(effects="read", builtins=("make_tensor_descriptor",),
+                                   scratch=smem.tensormap_scratch),
     "tile.dot": _none("dot"),
     "tile.reduce": _none("reduce", scratch=smem.reduce_scratch),
     "tile.scan": _none("associative_scan", scratch=smem.scan_scratch),

@@ -157,6 +157,20 @@ def atomic_scratch(op: ir.Operation) -> int:
     return max(numel(shape), 1) * storage_bytes(element)
 
 
+# A TMA map made in the kernel is written in shared memory first (128 bytes, on a 128-byte
+# boundary), then copied to its global slot.
+TENSORMAP_BYTES = TENSORMAP_ALIGNMENT = 128
+
+
+def tensormap_scratch(op: ir.Operation) -> int:
+    return TENSORMAP_BYTES
+
+
+def scratch_alignment(op: ir.Operation) -> int:
+    """Where the scratch of `op` starts: on TENSORMAP_ALIGNMENT for a map, else ALIGNMENT."""
+    return TENSORMAP_ALIGNMENT if op.name == "tile.make_tensormap" else ALIGNMENT
+
+
 def conversion_scratch(op: ir.Operation) -> int:
     if not crosses_threads(op.operands[0].type, op.results[0].type):
         return 0

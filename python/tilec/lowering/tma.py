@@ -20,14 +20,16 @@ the buffer may be written again (the other threads learn it at the next barrier)
 The map operand is the kernel's by-value map parameter or a map made in the kernel (a generic
 `!llvm.ptr` to either); the coordinates go to the instruction innermost first.
 
-`tile.make_tensormap` writes a map in the kernel (PTX ISA 8.3): thread 0 zeroes the program's
-256-byte slot of the global scratch (slot-major: slot s of program p is at (s * programs + p) *
-256), sets each field of the map with `tensormap.replace` (the global address, rank, box, sizes,
-byte stride, element type and swizzle; element strides 1, zero fill) and releases it to the
-tensormap proxy (`fence.proxy.tensormap::generic.release.gpu`); after a barrier every thread
-acquires it (`fence.proxy.tensormap::generic.acquire.gpu`, then an empty bulk-group wait, which
-keeps ptxas from moving copies above the fence). A tensor with a zero-sized dimension is mapped
-as the slot's 128 zero bytes seen as a 1 x 1 tensor (16-byte stride), so a box reads zeros.
+`tile.make_tensormap` writes a map in the kernel (PTX ISA 8.3) into the program's 256-byte slot
+of the global scratch (slot-major: slot s of program p is at (s * programs + p) * 256): lane 0
+of warp 0 zeroes the map's 128 bytes of shared memory (the op's scratch, 128-byte aligned) and
+sets each field with `tensormap.replace` there (the global address, rank, box, sizes, byte
+stride, element type and swizzle; element strides 1, zero fill), then warp 0 copies it to the
+slot releasing it to the tensormap proxy (`tensormap.cp_fenceproxy ... release.gpu`); after a
+barrier every thread acquires it (`fence.proxy.tensormap::generic.acquire.gpu`, then an empty
+bulk-group wait, which keeps ptxas from moving copies above the fence). A tensor with a
+zero-sized dimension is mapped as the slot's other 128 bytes, zeroed by the same lane and seen
+as a 1 x 1 tensor (16-byte stride), so a box reads zeros.
 """
 from __future__ import annotations
 
@@ -242,13 +244,19 @@ def lower_make_tensormap(ctx: Lowering, op: ir.Operation):
     stride_bytes = arith.select(empty, arith.constant(i64, 16),
                                 arith.muli(stride, arith.constant(i64, size)))
 
+    smem = llvm.ptrtoint(i32t, ctx.scratch(MAP_BYTES))
+    vector = ir.VectorType.get([4], i32t)
+
     def write():
-        vector = ir.VectorType.get([4], i32t)
+        """Lane 0 of warp 0: the slot's zero area (global) and the map (in shared memory)
+        zeroed, then each field of the map set."""
         zero = llvm.mlir_zero(vector)
-        for chunk in range(DEVICE_MAP_SLOT_BYTES // 16):
-            llvm.store(zero, llvm.getelementptr(global_ptr, at, [], [16 * chunk], byte, 0),
+        for chunk in range((DEVICE_MAP_SLOT_BYTES - MAP_BYTES) // 16):
+            llvm.store(zero, llvm.getelementptr(global_ptr, zeros, [], [16 * chunk], byte, 0),
                        alignment=16)
-        field = "tensormap.replace.tile.{}.global.b1024.{} [$0], {};"
+        asm([], [smem], "\n".join(f"st.shared.v4.b32 [$0+{16 * chunk}], {{0, 0, 0, 0}};"
+                                  for chunk in range(MAP_BYTES // 16)), ["r"])
+        field = "tensormap.replace.tile.{}.shared::cta.b1024.{} [$0], {};"
         text = "\n".join([
             field.format("global_address", "b64", "$1"),
             field.format("rank", "b32", "1"),
@@ -261,11 +269,23 @@ def lower_make_tensormap(ctx: Lowering, op: ir.Operation):
             field.format("interleave_layout", "b32", "0"),
             # the swizzle modes are numbered as the driver's (tilec.tma.SWIZZLE_BYTES)
             field.format("swizzle_mode", "b32", str(SWIZZLE_BYTES.index(swizzle))),
-            field.format("fill_mode", "b32", "0"),
-            "fence.proxy.tensormap::generic.release.gpu;"])
-        asm([], [at, address, i32(box[1]), i32(box[0]), inner, outer, stride_bytes, i32(1)],
-            text, ["l", "l", "r", "r", "r", "r", "l", "r"])
-    _thread0_only(ctx, write)
+            field.format("fill_mode", "b32", "0")])
+        asm([], [smem, address, i32(box[1]), i32(box[0]), inner, outer, stride_bytes, i32(1)],
+            text, ["r", "l", "r", "r", "r", "r", "l", "r"])
+
+    first_warp = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, ctx.warp, i32(0)), [],
+                          has_else=False)
+    with ir.InsertionPoint(first_warp.then_block):
+        lane0 = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, ctx.lane, i32(0)), [],
+                         has_else=False)
+        with ir.InsertionPoint(lane0.then_block):
+            write()
+            scf.YieldOp([])
+        # the warp copies the map to its slot and releases it to the tensormap proxy
+        asm([], [at, smem], "bar.warp.sync -1;\n"
+            "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu."
+            "sync.aligned [$0], [$1], 128;", ["l", "r"])
+        scf.YieldOp([])
     ctx.barrier()
     asm([], [at], "fence.proxy.tensormap::generic.acquire.gpu [$0], 128;\n"
         "cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;", ["l"])

@@ -352,12 +352,13 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // 128-byte swizzle, slot 1 of the scratch. Slots are slot-major: program p's slot s is 256
 // bytes at (s * programs + p) * 256 of the scratch, p and the program count linear over the
 // grid (x fastest). A tensor with a zero-sized dimension is mapped as the slot's zero half
-// (128 bytes in) seen as a 1 x 1 tensor with a 16-byte stride. Thread 0 zeroes the slot (16
-// stores of 16 bytes), sets every field with tensormap.replace (global address, rank 2 - 1,
-// box innermost first, sizes innermost first, the stride in bytes, element strides 1, bf16 =
-// element type 10, no interleave, 128-byte swizzle = mode 3, zero fill) and releases the map
-// to the tensormap proxy; after a barrier every thread acquires it. The map is the slot's
-// generic address.
+// (128 bytes in) seen as a 1 x 1 tensor with a 16-byte stride. Lane 0 of warp 0 zeroes that
+// half (8 stores of 16 bytes) and the map's 128 bytes of shared memory (the op's scratch),
+// sets every field there with tensormap.replace (global address, rank 2 - 1, box innermost
+// first, sizes innermost first, the stride in bytes, element strides 1, bf16 = element type
+// 10, no interleave, 128-byte swizzle = mode 3, zero fill); then warp 0 copies it to the slot,
+// releasing it to the tensormap proxy (tensormap.cp_fenceproxy); after a barrier every thread
+// acquires it. The map is the slot's generic address.
 // CHECK-LABEL: gpu.func @make_map
 // CHECK-SAME: ([[SCRATCH:%[^:]*]]: !llvm.ptr<1>, [[BASE:%[^:]*]]: !llvm.ptr<1>, [[ROWS:%[^:]*]]: i64, [[COLS:%[^:]*]]: i64, [[STRIDE:%[^:]*]]: i64)
 // CHECK: [[X:%.*]] = arith.extui {{%.*}} : i32 to i64
@@ -395,10 +396,19 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // CHECK-NEXT: [[TWO:%.*]] = arith.constant 2 : i64
 // CHECK-NEXT: [[BYTES:%.*]] = arith.muli [[STRIDE]], [[TWO]] : i64
 // CHECK-NEXT: [[STRIDE_BYTES:%.*]] = arith.select [[EMPTY]], [[SIXTEEN]], [[BYTES]] : i64
-// CHECK-NEXT: scf.if {{%[0-9]+}} {
+// CHECK-NEXT: [[SMEM:%.*]] = llvm.ptrtoint {{%.*}} : !llvm.ptr<3> to i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: [[WARP0:%.*]] = arith.cmpi eq, {{%.*}}, {{%.*}} : i32
+// CHECK-NEXT: scf.if [[WARP0]] {
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: [[LANE0:%.*]] = arith.cmpi eq, {{%.*}}, {{%.*}} : i32
+// CHECK-NEXT: scf.if [[LANE0]] {
 // CHECK-NEXT: [[ZERO:%.*]] = llvm.mlir.zero : vector<4xi32>
-// CHECK-COUNT-16: llvm.store [[ZERO]], {{%[0-9]+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
-// CHECK: llvm.inline_asm has_side_effects "tensormap.replace.tile.global_address.global.b1024.b64 [$0], $1;\0Atensormap.replace.tile.rank.global.b1024.b32 [$0], 1;\0Atensormap.replace.tile.box_dim.global.b1024.b32 [$0], 0, $2;\0Atensormap.replace.tile.box_dim.global.b1024.b32 [$0], 1, $3;\0Atensormap.replace.tile.global_dim.global.b1024.b32 [$0], 0, $4;\0Atensormap.replace.tile.global_dim.global.b1024.b32 [$0], 1, $5;\0Atensormap.replace.tile.global_stride.global.b1024.b64 [$0], 0, $6;\0Atensormap.replace.tile.element_stride.global.b1024.b32 [$0], 0, $7;\0Atensormap.replace.tile.element_stride.global.b1024.b32 [$0], 1, $7;\0Atensormap.replace.tile.elemtype.global.b1024.b32 [$0], 10;\0Atensormap.replace.tile.interleave_layout.global.b1024.b32 [$0], 0;\0Atensormap.replace.tile.swizzle_mode.global.b1024.b32 [$0], 3;\0Atensormap.replace.tile.fill_mode.global.b1024.b32 [$0], 0;\0Afence.proxy.tensormap::generic.release.gpu;", "l,l,r,r,r,r,l,r" [[AT]], [[ADDRESS]], {{%.*}}, {{%.*}}, [[INNER]], [[OUTER]], [[STRIDE_BYTES]], {{%.*}} : (!llvm.ptr<1>, i64, i32, i32, i32, i32, i64, i32) -> !llvm.void
+// CHECK-COUNT-8: llvm.store [[ZERO]], {{%[0-9]+}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// CHECK-NEXT: llvm.inline_asm has_side_effects "st.shared.v4.b32 [$0+0], {0, 0, 0, 0};\0Ast.shared.v4.b32 [$0+16], {0, 0, 0, 0};\0Ast.shared.v4.b32 [$0+32], {0, 0, 0, 0};\0Ast.shared.v4.b32 [$0+48], {0, 0, 0, 0};\0Ast.shared.v4.b32 [$0+64], {0, 0, 0, 0};\0Ast.shared.v4.b32 [$0+80], {0, 0, 0, 0};\0Ast.shared.v4.b32 [$0+96], {0, 0, 0, 0};\0Ast.shared.v4.b32 [$0+112], {0, 0, 0, 0};", "r" [[SMEM]]
+// CHECK: llvm.inline_asm has_side_effects "tensormap.replace.tile.global_address.shared::cta.b1024.b64 [$0], $1;\0Atensormap.replace.tile.rank.shared::cta.b1024.b32 [$0], 1;\0Atensormap.replace.tile.box_dim.shared::cta.b1024.b32 [$0], 0, $2;\0Atensormap.replace.tile.box_dim.shared::cta.b1024.b32 [$0], 1, $3;\0Atensormap.replace.tile.global_dim.shared::cta.b1024.b32 [$0], 0, $4;\0Atensormap.replace.tile.global_dim.shared::cta.b1024.b32 [$0], 1, $5;\0Atensormap.replace.tile.global_stride.shared::cta.b1024.b64 [$0], 0, $6;\0Atensormap.replace.tile.element_stride.shared::cta.b1024.b32 [$0], 0, $7;\0Atensormap.replace.tile.element_stride.shared::cta.b1024.b32 [$0], 1, $7;\0Atensormap.replace.tile.elemtype.shared::cta.b1024.b32 [$0], 10;\0Atensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [$0], 0;\0Atensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [$0], 3;\0Atensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [$0], 0;", "r,l,r,r,r,r,l,r" [[SMEM]], [[ADDRESS]], {{%.*}}, {{%.*}}, [[INNER]], [[OUTER]], [[STRIDE_BYTES]], {{%.*}} : (i32, i64, i32, i32, i32, i32, i64, i32) -> !llvm.void
+// CHECK-NEXT: }
+// CHECK-NEXT: llvm.inline_asm has_side_effects "bar.warp.sync -1;\0Atensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [$0], [$1], 128;", "l,r" [[AT]], [[SMEM]] : (!llvm.ptr<1>, i32) -> !llvm.void
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: llvm.inline_asm has_side_effects "fence.proxy.tensormap::generic.acquire.gpu [$0], 128;\0Acp.async.bulk.commit_group;\0Acp.async.bulk.wait_group.read 0;", "l" [[AT]] : (!llvm.ptr<1>) -> !llvm.void
