@@ -105,3 +105,14 @@ module {
   }
 }
 
+// -----
+
+// The same for an element type the Python bindings cannot cast (the fuzzer's seed 1700:
+// array<ui32: 1, 3> was an internal error).
+module {
+  // expected-error@+1 {{tilec.tensormaps must be an array<i32: ...> of parameter indices, got another array}}
+  llvm.func @ui32_indices(%arg0: i32, %arg1: !llvm.ptr) attributes {nvvm.kernel, tilec.tensormaps = array<ui32: 1>} {
+    llvm.return
+  }
+}
+
