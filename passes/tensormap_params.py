@@ -45,13 +45,10 @@ class TensormapParams(Pass):
             if fn.name != "llvm.func":
                 raise self.fail(fn, f"{self.name} runs on llvm.func kernels: run "
                                     "convert-gpu-to-nvvm first")
-            try:
-                listed = fn.attributes[TENSORMAPS_ATTR]
-            except TypeError:  # a dense array of an element type the bindings cannot cast
-                listed = None
+            listed = fn.attributes[TENSORMAPS_ATTR]
             if not isinstance(listed, ir.DenseI32ArrayAttr):
                 raise self.fail(fn, f"{TENSORMAPS_ATTR} must be an array<i32: ...> of parameter "
-                                    f"indices, got {listed or 'another array'}")
+                                    f"indices, got {listed}")
             params = list(ir.DenseI32ArrayAttr(listed))
             if not len(fn.regions[0].blocks):
                 raise self.fail(fn, f"{TENSORMAPS_ATTR} on a declaration: only a kernel's "
