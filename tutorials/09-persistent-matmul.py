@@ -20,11 +20,13 @@ type):
   first copy, and the K loops are staged as in `matmul_persistent_tma`.
 
 `tl.range(..., flatten=True)` is Triton's hint to flatten the two loops (so that one tile's
-epilogue overlaps the next tile's loads); tilec accepts it and compiles the loops as written.
-What overlaps them in tilec is warp specialization of the tile loop (WARP_SPECIALIZE here:
-True asks for it, False forbids it, None leaves it to the compiler, which specialises such
-loops when 8 warps compute): a producer warpgroup issues the K loops' TMA copies for tile after
-tile, running ahead into the next tile while the num_warps warps that compute store this one.
+epilogue overlaps the next tile's loads). tilec overlaps them in the descriptor kernels either
+way: warp specialization of the tile loop (WARP_SPECIALIZE here: True asks for it, False
+forbids it, None leaves it to the compiler, which specialises such loops when 8 warps
+compute) gives a producer warpgroup that issues the K loops' TMA copies for tile after tile,
+running ahead into the next tile while the num_warps warps that compute store this one;
+without it, tilegpu-pipeline issues the copies of the next tile's first K trips during this
+tile's last ones. The pointer kernel's copies are staged tile by tile.
 
     python tutorials/09-persistent-matmul.py            # on the GPU (torch), both kernels
     TILEC_INTERPRET=1 python tutorials/09-persistent-matmul.py   # NumPy, in the interpreter
