@@ -21,7 +21,7 @@ from mlir import ir
 from tilec.diagnostics import Diagnostic, DiagnosticError, file_line_col
 from tilec.analysis.registers import check_division
 from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR, memdesc_bytes
-from tilec.passbase import NUM_WARPS, TARGET, THREADS_PER_WARP, module_num_warps
+from tilec.passbase import NUM_WARPS, TARGET, THREADS_PER_WARP, enclosing, module_num_warps
 from tilec.dialects import tile
 from tilec.dialects.params import split_parameters
 from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
@@ -247,7 +247,6 @@ def _tma_store(op) -> str | None:
     return _tma_block(op, op.operands[1].type, list(op.operands)[2:])
 
 
-# What TMA reductions take: the kinds tl's descriptors have, on the element types TMA adds.
 # The element types each TMA reduction takes (cp.reduce.async.bulk.tensor; of the types TMA
 # maps here: 8-, 16- and 32-bit).
 TMA_REDUCE_ELEMENTS = {"add": ("f16", "bf16", "f32", "i32"), "min": ("f16", "bf16", "i32"),
@@ -256,10 +255,17 @@ TMA_REDUCE_ELEMENTS = {"add": ("f16", "bf16", "f32", "i32"), "min": ("f16", "bf1
 TMA_REDUCE_KINDS = tuple(TMA_REDUCE_ELEMENTS)
 
 
+def _reduce_kind(op) -> str | None:
+    kind = ir.StringAttr(op.attributes["kind"]).value
+    return None if kind in TMA_REDUCE_KINDS else \
+        f"kind must be one of {list(TMA_REDUCE_KINDS)}, got {kind!r}"
+
+
 def _tma_reduce(op) -> str | None:
+    problem = _reduce_kind(op)
+    if problem:
+        return problem
     kind, element = ir.StringAttr(op.attributes["kind"]).value, _element(op.operands[1].type)
-    if kind not in TMA_REDUCE_KINDS:
-        return f"kind must be one of {list(TMA_REDUCE_KINDS)}, got {kind!r}"
     elements = TMA_REDUCE_ELEMENTS[kind]
     if _is_tensor(op.operands[1].type) and _text(element) not in elements:
         return f"a TMA {kind} takes {', '.join(elements)} elements, got {element}"
@@ -267,10 +273,7 @@ def _tma_reduce(op) -> str | None:
 
 
 def _tma_reduce_copy(op) -> str | None:
-    kind = ir.StringAttr(op.attributes["kind"]).value
-    if kind not in TMA_REDUCE_KINDS:
-        return f"kind must be one of {list(TMA_REDUCE_KINDS)}, got {kind!r}"
-    return _tma_store_copy(op)
+    return _reduce_kind(op) or _tma_store_copy(op)
 
 
 def _tma_block(op, result: ir.Type, offsets: list) -> str | None:
@@ -606,10 +609,8 @@ def _arrive_barrier(op) -> str | None:
 
 def _warp_specialize(op) -> str | None:
     """Whole warpgroups whose registers fit the file; the op ends its kernel."""
-    parent = op.parent
-    while parent is not None and parent.name != "builtin.module":
-        parent = parent.parent
-    num_warps = module_num_warps(parent) if parent is not None else 4
+    module = enclosing(op, "builtin.module")
+    num_warps = module_num_warps(module) if module is not None else 4
     problem = check_division(num_warps, _int_attr(op, "producer_warps"),
                              _int_attr(op, "producer_registers"),
                              _int_attr(op, "consumer_registers"))

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from tilec.analysis.op_facts import scratch_bytes
+from tilec.analysis.op_facts import scratch_alignment, scratch_bytes
 from tilec.analysis.shared_memory import (ALIGNMENT, BYTES_ATTR, OFFSET_ATTR, VIEWS, aligned,
-                                         memdesc_bytes, scratch_alignment)
+                                         memdesc_bytes)
 from tilec.analysis.wgmma import swizzle_period
 from tilec.dialects.tilegpu import MemDesc, NvmmaSharedLayout
 from tilec.diagnostics import file_line_col

@@ -87,7 +87,8 @@ from tilec.analysis.op_facts import is_pure
 from tilec.analysis.shared_memory import FREE_SLOT_ATTR, copy_width, memdesc_bytes, shared_limit
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import ASYNC_ATTR, MemDesc
-from tilec.passbase import Option, Pass, ops_in, register, require_layouts, target_arch
+from tilec.passbase import (Option, Pass, enclosing, ops_in, register, require_layouts,
+                            target_arch)
 from tilec.passes.allocate_shared_memory import shared_bytes
 from tilec.passes.coalesce import access_mask
 from tilec.passes.combine import erase_dead_ops
@@ -118,6 +119,13 @@ class _Loop:
 
     def in_body(self, op: ir.Operation) -> bool:
         return op.block == self.body
+
+    def defines(self, value: ir.Value) -> bool:
+        """Defined by the loop: by a body op, or its induction variable or a carried value."""
+        owner = _owner(value)
+        if owner is None:
+            return value == self.iv or value in self.args
+        return self.in_body(owner)
 
     def slice_of(self, values, carried: set) -> list[ir.Operation] | None:
         """The pure body ops computing `values` from the induction variable, the loop-carried
@@ -681,16 +689,6 @@ class _TmaPipeliner(_Pipeliner):
                     _subview(ring, slot, stage.desc), coords)
             scf.YieldOp([])
 
-    def _rings(self, stages) -> tuple[list[ir.Value], list[ir.Value]]:
-        """A ring of S buffers and a ring of S mbarriers per load (initialised), here."""
-        S = self.num_stages
-        rings = [tilegpu.local_alloc(MemDesc((S, *s.desc.shape), s.desc.element_type,
-                                             s.desc.layout, True)) for s in stages]
-        bars = [tilegpu.local_alloc(tilegpu.barrier_memdesc(1, S)) for _ in stages]
-        for bar in bars:
-            tilegpu.init_barrier(bar, 1)
-        return rings, bars
-
     def _read_and_issue(self, stages, load_slice, trip, rings, bars,
                         slots: tuple[ir.Value, ir.Value, ir.Value]) -> dict:
         """At the top of the body: wait for the read slot (of the phase), read it in place of
@@ -719,7 +717,7 @@ class _TmaPipeliner(_Pipeliner):
         lb, ub, step = op.operands[0], op.operands[1], op.operands[2]
         inits = list(op.operands[3:])
         with ir.InsertionPoint(op), op.location:
-            rings, bars = self._rings(stages)
+            rings, bars = tma_rings(stages, S)
             values = [inits[i] for i in carried]
             iv = lb
             for s in range(D):  # prologue: trips 0 .. D-1
@@ -790,12 +788,6 @@ class _TmaTilePipeliner(_TmaPipeliner):
         self.tile_slice: list[ir.Operation] = []
         self.per_tile: list[ir.Value] = []  # the tile body's values the copies read
 
-    def _in_inner(self, value: ir.Value) -> bool:
-        owner = _owner(value)
-        if owner is None:
-            return value == self.loop.iv or value in self.loop.args
-        return self.loop.in_body(owner)
-
     def pipeline_across(self, limit: int) -> bool:
         tiles, loop, S = self.tiles, self.loop, self.num_stages
         stages = _tma_candidates(loop)
@@ -807,7 +799,7 @@ class _TmaTilePipeliner(_TmaPipeliner):
         load_slice = slices[0]
         needed = [v for op in load_slice for v in op.operands] + \
             [v for s in stages for v in (s.map, *s.coords)]
-        outer = [v for v in needed if not self._in_inner(v)]
+        outer = [v for v in needed if not loop.defines(v)]
         carried: set = set()
         tile_slice = tiles.slice_of(outer, carried)
         bounds = list(loop.op.operands[:3])
@@ -816,7 +808,7 @@ class _TmaTilePipeliner(_TmaPipeliner):
                 any(v == tiles.iv for op in bounds_slice for v in op.operands):
             return False
         rings = sum(S * (memdesc_bytes(s.desc.type()) + 8) for s in stages)
-        if shared_bytes(_enclosing(tiles.op, "func.func")) + rings > limit:
+        if shared_bytes(enclosing(tiles.op, "func.func")) + rings > limit:
             return False
         produced = {r for op in tile_slice for r in op.results}
         self.tile_slice = tile_slice
@@ -864,7 +856,7 @@ class _TmaTilePipeliner(_TmaPipeliner):
         t_lb, t_ub, t_step = list(t_op.operands)[:3]
         n_cursor = 2 + len(self.per_tile)
         with ir.InsertionPoint(t_op), t_op.location:
-            rings, bars = self._rings(stages)
+            rings, bars = tma_rings(stages, S)
             mapping: dict = {}
             _clone_slice(bounds_slice, mapping)
             inner = [mapping.get(v, v) for v in list(k_op.operands)[:3]]
@@ -924,13 +916,6 @@ class _TmaTilePipeliner(_TmaPipeliner):
 _TMA_STORES = ("tilegpu.async_tma_copy_local_to_global", "tilegpu.async_tma_reduce")
 
 
-def _enclosing(op: ir.Operation, name: str) -> ir.Operation | None:
-    parent = op.parent
-    while parent is not None and parent.name != name:
-        parent = parent.parent
-    return parent.operation if parent is not None else None
-
-
 def _next_op(op: ir.Operation) -> ir.Operation | None:
     ops = [o.operation for o in op.block.operations]
     index = ops.index(op) + 1
@@ -943,7 +928,7 @@ def _tma_stores(loop: ir.Operation) -> list[ir.Operation]:
     a wait for the copy to have read it right after."""
     stores = []
     for op in ops_in(loop, *_TMA_STORES):
-        if op == loop or _enclosing(op, "scf.for") != loop:
+        if op == loop or enclosing(op, "scf.for") != loop:
             continue
         alloc, wait = _owner(op.operands[1]), _next_op(op)
         if (alloc is None or alloc.name != "tilegpu.local_alloc" or len(alloc.operands) != 1
@@ -962,7 +947,7 @@ def _defer_tma_store_wait(loop: ir.Operation, store: ir.Operation, limit: int) -
     so this is done only where the kernel's shared memory still fits `limit`."""
     alloc, wait = _owner(store.operands[1]), _next_op(store)
     desc = MemDesc.from_type(alloc.results[0].type)
-    func = _enclosing(loop, "func.func")
+    func = enclosing(loop, "func.func")
     if shared_bytes(func, (alloc, loop)) > limit:
         return
     with ir.InsertionPoint(loop), loop.location:
@@ -976,6 +961,17 @@ def _defer_tma_store_wait(loop: ir.Operation, store: ir.Operation, limit: int) -
     with ir.InsertionPoint(_next_op(loop)), loop.location:
         tilegpu.tma_store_wait(0)
         tilegpu.local_dealloc(buf)
+
+
+def tma_rings(stages, count: int) -> tuple[list[ir.Value], list[ir.Value]]:
+    """Per TMA load (`stages`), a ring of `count` buffers and a ring of `count` mbarriers
+    (each initialised for one arrival: the copy's expect_tx), made here."""
+    rings = [tilegpu.local_alloc(MemDesc((count, *s.desc.shape), s.desc.element_type,
+                                         s.desc.layout, True)) for s in stages]
+    bars = [tilegpu.local_alloc(tilegpu.barrier_memdesc(1, count)) for _ in stages]
+    for bar in bars:
+        tilegpu.init_barrier(bar, 1)
+    return rings, bars
 
 
 def next_slot(slot: ir.Value, phase: ir.Value, stages: int) -> list[ir.Value]:
@@ -1034,7 +1030,7 @@ class Pipeline(Pass):
         require_layouts(self, module)
         limit = shared_limit(target_arch(module))
         nests = [(tiles, nested_tma_loop(tiles)) for tiles in ops_in(module, "scf.for")
-                 if _enclosing(tiles, "tilegpu.warp_specialize") is None]
+                 if enclosing(tiles, "tilegpu.warp_specialize") is None]
         for tiles, inner in nests:
             if inner is not None:
                 _TmaTilePipeliner(tiles, inner, loop_stages(inner, self.num_stages)) \
@@ -1043,7 +1039,7 @@ class Pipeline(Pass):
             _Pipeliner(loop, loop_stages(loop, self.num_stages)).run()
         for loop in ops_in(module, "scf.for"):
             if loop_stages(loop, self.num_stages) < 2 or \
-                    _enclosing(loop, "tilegpu.warp_specialize") is None:
+                    enclosing(loop, "tilegpu.warp_specialize") is None:
                 continue
             for store in _tma_stores(loop):
                 _defer_tma_store_wait(loop, store, limit)

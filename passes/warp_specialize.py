@@ -65,7 +65,7 @@ from tilec.dialects import tilegpu
 from tilec.passbase import Pass, module_num_warps, ops_in, register, require_layouts
 from tilec.passes.pipeline import (NUM_STAGES, _AsyncDot, _barrier_slot, _clone_slice, _i32,
                                    _Loop, _owner, _Pipeliner, _subview, _tma_candidates,
-                                   loop_stages, nested_tma_loop, next_slot)
+                                   loop_stages, nested_tma_loop, next_slot, tma_rings)
 
 WS_ATTR = "tile.warp_specialize"
 
@@ -155,9 +155,9 @@ class _Specializer(_Pipeliner):
         if self.outer is not None:
             needed += list(self.outer.op.operands[:3])
         for op in load_slice + advance_slice:
-            needed += [v for v in op.operands if not self._inside(v)]
+            needed += [v for v in op.operands if not self.loop.defines(v)]
         for stage in stages:
-            needed += [v for v in (stage.map, *stage.coords) if not self._inside(v)]
+            needed += [v for v in (stage.map, *stage.coords) if not self.loop.defines(v)]
         outside = _outer_slice(top, self.outer, needed)
         if outside is None:
             return False
@@ -168,25 +168,14 @@ class _Specializer(_Pipeliner):
         self._split(top, stages, outside, load_slice, advance_slice, carried, hoisted)
         return True
 
-    def _inside(self, value: ir.Value) -> bool:
-        """Defined in the loop: by a body op, or the induction variable or a carried value."""
-        owner = _owner(value)
-        if owner is None:
-            return value == self.loop.iv or value in self.loop.args
-        return self.loop.in_body(owner)
-
     def _split(self, top: ir.Block, stages, outside, load_slice, advance_slice,
                carried, hoisted: list[ir.Operation]) -> None:
         op, S = self.loop.op, self.num_stages
         consumers = self.num_warps * 32
         first = next(o.operation for o in top.operations if o.operation not in hoisted)
         with ir.InsertionPoint(first), op.location:
-            rings = [tilegpu.local_alloc(tilegpu.MemDesc((S, *s.desc.shape), s.desc.element_type,
-                                                         s.desc.layout, True)) for s in stages]
-            fulls = [tilegpu.local_alloc(tilegpu.barrier_memdesc(1, S)) for _ in stages]
+            rings, fulls = tma_rings(stages, S)
             empty = tilegpu.local_alloc(tilegpu.barrier_memdesc(1, S + 1))  # + a spare
-            for full in fulls:
-                tilegpu.init_barrier(full, 1)
             tilegpu.init_barrier(empty, consumers)
             ir.Operation.create("tilegpu.barrier")
             split = tilegpu.warp_specialize(

@@ -119,6 +119,14 @@ class Pass:
         return PassFailure(message)
 
 
+def enclosing(op: ir.Operation, name: str) -> ir.Operation | None:
+    """The nearest op around `op` named `name` (a loop, the kernel, the module), or None."""
+    parent = op.parent
+    while parent is not None and parent.name != name:
+        parent = parent.parent
+    return parent.operation if parent is not None else None
+
+
 def ops_in(module: ir.Operation, *names: str) -> list[ir.Operation]:
     """The ops of `module` (nested ones too, in pre-order) named one of `names`, or all of them
     when no name is given: collected first, so the caller may rewrite while going through."""

@@ -21,9 +21,9 @@
 // CHECK-NEXT: [[RB:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 64, 64], f16,
 // CHECK-NEXT: [[FA:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 1], i64,
 // CHECK-NEXT: [[FB:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[3, 1], i64,
-// CHECK-NEXT: [[EMPTY:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[4, 1], i64,
 // CHECK-NEXT: "tilegpu.init_barrier"([[FA]]) {count = 1 : i32}
 // CHECK-NEXT: "tilegpu.init_barrier"([[FB]]) {count = 1 : i32}
+// CHECK-NEXT: [[EMPTY:%.*]] = "tilegpu.local_alloc"() : () -> !tilegpu.memdesc<[4, 1], i64,
 // CHECK-NEXT: "tilegpu.init_barrier"([[EMPTY]]) {count = 128 : i32}
 // CHECK-NEXT: "tilegpu.barrier"()
 // CHECK-NEXT: "tilegpu.warp_specialize"() ({

@@ -37,6 +37,7 @@ class OpFacts:
     access: str | None = None
     buffer_operand: int | tuple[int, ...] | None = None
     scratch: Callable[[ir.Operation], int] | None = None
+    scratch_alignment: int = smem.ALIGNMENT  # where the scratch starts
     recompute: bool = False
     builtins: tuple[str, ...] = ()
 
@@ -72,7 +73,8 @@ OP_FACTS: dict[str, OpFacts] = {
     # a map made in the kernel (sm_90 tl.make_tensor_descriptor): it writes the map into the
     # kernel's global scratch, which only its users read; unused, it goes
     "tile.make_tensormap": OpFacts(effects="read", builtins=("make_tensor_descriptor",),
-                                   scratch=smem.tensormap_scratch),
+                                   scratch=smem.tensormap_scratch,
+                                   scratch_alignment=smem.TENSORMAP_ALIGNMENT),
     "tile.dot": _none("dot"),
     "tile.reduce": _none("reduce", scratch=smem.reduce_scratch),
     "tile.scan": _none("associative_scan", scratch=smem.scan_scratch),
@@ -158,6 +160,12 @@ def scratch_bytes(op: ir.Operation) -> int:
     """Bytes of shared memory `op` uses while it runs (0: none)."""
     found = OP_FACTS.get(op.name)
     return found.scratch(op) if found is not None and found.scratch is not None else 0
+
+
+def scratch_alignment(op: ir.Operation) -> int:
+    """Where `op`'s scratch starts (a multiple of this many bytes)."""
+    found = OP_FACTS.get(op.name)
+    return found.scratch_alignment if found is not None else smem.ALIGNMENT
 
 
 def free_to_recompute(op: ir.Operation) -> bool:

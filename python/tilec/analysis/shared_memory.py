@@ -19,6 +19,7 @@ from mlir import ir
 from tilec.analysis.layouts import contiguous_registers, layout_order, to_linear
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import MemDesc, SharedLayout
+from tilec.tma import MAP_BYTES
 
 ALIGNMENT = 16  # every buffer starts on a 16-byte boundary (the widest shared access)
 SLOT_BYTES = 8  # a scan's or sort's slot: enough for any element type
@@ -157,18 +158,13 @@ def atomic_scratch(op: ir.Operation) -> int:
     return max(numel(shape), 1) * storage_bytes(element)
 
 
-# A TMA map made in the kernel is written in shared memory first (128 bytes, on a 128-byte
-# boundary), then copied to its global slot.
-TENSORMAP_BYTES = TENSORMAP_ALIGNMENT = 128
+# A TMA map made in the kernel is written in shared memory first (the map's bytes, on a
+# 128-byte boundary), then copied to its global slot.
+TENSORMAP_ALIGNMENT = 128
 
 
 def tensormap_scratch(op: ir.Operation) -> int:
-    return TENSORMAP_BYTES
-
-
-def scratch_alignment(op: ir.Operation) -> int:
-    """Where the scratch of `op` starts: on TENSORMAP_ALIGNMENT for a map, else ALIGNMENT."""
-    return TENSORMAP_ALIGNMENT if op.name == "tile.make_tensormap" else ALIGNMENT
+    return MAP_BYTES
 
 
 def conversion_scratch(op: ir.Operation) -> int:

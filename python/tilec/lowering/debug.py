@@ -23,6 +23,7 @@ from tilec.diagnostics import file_line_col
 from tilec.lowering.context import Lowering, owner_predicate, rule
 from tilec.lowering.coordinates import coordinate, part_value
 from tilec.lowering.elementwise import grid_index
+from tilec.passbase import enclosing
 
 
 def display_prefix(prefix: str, has_value: bool) -> str:
@@ -132,10 +133,8 @@ def lower_print(ctx: Lowering, op: ir.Operation):
 
 
 def _kernel_name(op: ir.Operation) -> str:
-    parent = op.parent
-    while parent is not None and parent.name != "func.func":
-        parent = parent.parent
-    return ir.StringAttr(parent.attributes["sym_name"]).value if parent is not None else ""
+    kernel = enclosing(op, "func.func")
+    return ir.StringAttr(kernel.attributes["sym_name"]).value if kernel is not None else ""
 
 
 def assert_location(op: ir.Operation) -> ir.Location:
