@@ -328,6 +328,16 @@ class _Pipeliner:
         loop.iv, loop.args = new_args[0], new_args[1:1 + n_old]
         return new_body, new_args, rename
 
+    def _replace_loop(self, op: ir.Operation, new_loop, count: int) -> None:
+        """`op`'s results taken from the first `count` of `new_loop`'s (an asynchronous
+        wgmma's accumulator waited for right after it), and `op` erased."""
+        results = list(new_loop.results)[:count]
+        if self.wgmma is not None:
+            results = self.wgmma.finish(new_loop, results)
+        for old, new in zip(op.results, results):
+            old.replace_all_uses_with(new)
+        op.erase()
+
     def _advance(self, advance_slice, carried, mapping: dict) -> list[ir.Value]:
         """The carried values one trip later (the yields' slice cloned with `mapping`)."""
         mapping = dict(mapping)
@@ -426,12 +436,7 @@ class _Pipeliner:
             tilegpu.async_wait(0)  # copies past the end write (zeros) too
             for buffer in buffers:
                 tilegpu.local_dealloc(buffer)
-        results = list(new_loop.results)[:n_old]
-        if self.wgmma is not None:  # right after the loop: before the buffers go
-            results = self.wgmma.finish(new_loop, results)
-        for old, new in zip(op.results, results):
-            old.replace_all_uses_with(new)
-        op.erase()
+        self._replace_loop(op, new_loop, n_old)  # the wait right after it: before the deallocs
 
 
 class _Prefetch:
@@ -752,12 +757,7 @@ class _TmaPipeliner(_Pipeliner):
         old_yield.erase()
         with ir.InsertionPoint.after(new_loop.operation), op.location:
             _release(rings, bars)
-        results = list(new_loop.results)[:n_old]
-        if self.wgmma is not None:
-            results = self.wgmma.finish(new_loop, results)
-        for old, new in zip(op.results, results):
-            old.replace_all_uses_with(new)
-        op.erase()
+        self._replace_loop(op, new_loop, n_old)
 
 
 def nested_tma_loop(loop: ir.Operation) -> ir.Operation | None:
@@ -895,12 +895,7 @@ class _TmaTilePipeliner(_TmaPipeliner):
             scf.YieldOp(list(old_yield.operands) + following +
                         _next_slots(read_slot, write_slot, phase, S))
         old_yield.erase()
-        results = list(new_k.results)[:n_k]
-        if self.wgmma is not None:
-            results = self.wgmma.finish(new_k, results)
-        for old, new in zip(k_op.results, results):
-            old.replace_all_uses_with(new)
-        k_op.erase()
+        self._replace_loop(k_op, new_k, n_k)
         tile_yield = mover.loop.yield_op
         with ir.InsertionPoint(tile_yield), t_op.location:
             scf.YieldOp(list(tile_yield.operands) + list(new_k.results)[-(n_cursor + 3):])
