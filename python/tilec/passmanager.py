@@ -152,6 +152,10 @@ def _python_pass(p: Pass, options: PipelineOptions, internal: list[str]):
     """The pass manager's callback running `p`; a pass that raises, or (with `verify_ir`) leaves
     IR breaking the dialects' rules, is recorded in `internal`."""
     def run(op: ir.Operation, handle) -> None:
+        if options.verify_ir and _report(op, f"in the IR given to pass '{p.name}': an upstream "
+                                              "pass before it does not keep this rule"):
+            handle.signal_pass_failure()  # the input breaks the rules (parsed input is checked
+            return                        # when read: an upstream pass made it so)
         try:
             with op.context, op.location:
                 p.run(op)
@@ -167,17 +171,21 @@ def _python_pass(p: Pass, options: PipelineOptions, internal: list[str]):
             internal.append(p.name)
             handle.signal_pass_failure()
             return
-        if options.verify_ir:
-            with op.context:
-                problems = verify(op, MAX_NESTING + PASS_NESTING_GROWTH)
-            for problem in problems:
-                problem.op.location.emit_error(f"{problem.message} (in the IR pass '{p.name}' "
-                                               "produced)")
-            if problems:
-                internal.append(p.name)
-                handle.signal_pass_failure()
+        if options.verify_ir and _report(op, f"in the IR pass '{p.name}' produced"):
+            internal.append(p.name)
+            handle.signal_pass_failure()
 
     return run
+
+
+def _report(op: ir.Operation, where: str) -> bool:
+    """Emit an error for each rule of dialects/verify.py the IR under `op` breaks, saying
+    `where`; whether there was any."""
+    with op.context:
+        problems = verify(op, MAX_NESTING + PASS_NESTING_GROWTH)
+    for problem in problems:
+        problem.op.location.emit_error(f"{problem.message} ({where})")
+    return bool(problems)
 
 
 def instantiate(element: Element) -> Pass | None:

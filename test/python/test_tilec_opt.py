@@ -424,6 +424,36 @@ def test_a_pass_bug_exits_2_with_a_reproducer(tmp_path, name, said):
     assert command.startswith("tilec-opt ") and f"--load-pass-plugin={plugin}" in command
 
 
+SPECIALISED_LOOP = """module attributes {tilegpu.num_warps = 8 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @k(%n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    "tilegpu.warp_specialize"() ({
+      gpu.yield
+    }, {
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        "tilegpu.barrier"() : () -> ()
+      }
+      gpu.yield
+    }) {producer_warps = 4 : i32, producer_registers = 40 : i32, consumer_registers = 232 : i32} : () -> ()
+    return
+  }
+}
+"""
+
+
+def test_ir_an_upstream_pass_broke_is_a_diagnostic_before_the_next_tilec_pass():
+    # Found by the fuzzer (seed 1900): convert-scf-to-cf turns a consumer region's loop into
+    # blocks, which tilegpu.warp_specialize does not allow; the next tilec pass was blamed as
+    # if it had made them (exit 2, "internal error").
+    result = tilec_opt("--convert-scf-to-cf", "--tilegpu-pipeline", stdin=SPECIALISED_LOOP)
+    assert_clean_failure(result)
+    assert ("each region must be one block ending with gpu.yield (in the IR given to pass "
+            "'tilegpu-pipeline': an upstream pass before it does not keep this rule)"
+            in result.stderr)
+    assert "internal error" not in result.stderr
+
+
 TENSOR_ARGUMENT = """#b = #tilegpu.blocked<[1], [32], [4], [0]>
 #c = #tilegpu.blocked<[2], [32], [4], [0]>
 module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
