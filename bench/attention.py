@@ -4,7 +4,7 @@ in one process.
     python bench/attention.py [--out DIR] [--cases 64:4096:32,128:16384:8] [--causal both|yes|no]
                               [--passes fwd,bwd] [--configs 128x64:w8:s2,...]
                               [--bwd-configs 64x64:w4:s2,...] [--warmup 5] [--repeats 20]
-                              [--cooldown 0.5] [--no-triton]
+                              [--cooldown 0.5] [--no-triton] [--kernel pointers|descriptors]
 
 Each case is HEAD_DIM:SEQ_LEN:BATCH_HEADS (default d = 64 and 128 at 1k, 4k and 16k tokens, the
 batch times heads chosen so each case does about the same work), causal and not. The same kernel
@@ -18,6 +18,13 @@ through tilec and Triton over a small sweep of (BLOCK_M x BLOCK_N, num_warps, nu
   torch.autograd.grad of SDPA's flash and cuDNN outputs (its backward kernels only).
 The forward's 128x64 4-warp config is run for Triton only at d128, where it spills in both
 compilers (TRITON_ONLY): Triton's reference stays its best config.
+With `--kernel descriptors` the forward is attention_fwd_tma instead (forward only): Q, K, V
+and Out through host TensorDescriptors (each framework's own class) over the
+[batch*heads*seq, d] matrices, so K and V blocks are TMA copies on Hopper; a config with `:ws`
+after it (e.g. 128x128:w8:s2:ws) marks the key loop `warp_specialize=True` (a producer
+warpgroup issues the copies; tilec's two consumer warpgroups take turns on the tensor cores,
+tilegpu-ping-pong). The table then also shows tilec/cuDNN (issue 18's target: >= 1.0 at d128,
+4k-16k tokens).
 Inputs (q, k, v and dOut) are standard normal fp16 [batch*heads, seq, d] (seeded); every result
 (Out, or dQ, dK and dV) is checked once against SDPA's math back end in fp32 on the same inputs
 (|x - ref| <= 2e-2 + 2e-2 |ref|), then timed with CUDA events (median over --repeats after
@@ -54,13 +61,18 @@ class Config(NamedTuple):
     block_n: int
     num_warps: int
     num_stages: int
+    warp_specialize: bool = False  # attention_fwd_tma's WARP_SPECIALIZE
 
     @property
     def label(self) -> str:
-        return f"{self.block_m}x{self.block_n} w{self.num_warps} s{self.num_stages}"
+        return f"{self.block_m}x{self.block_n} w{self.num_warps} s{self.num_stages}" + (
+            " ws" if self.warp_specialize else "")
 
 
 CONFIGS = [Config(128, 64, 8, 2), Config(128, 128, 8, 2), Config(128, 64, 4, 2)]
+DESCRIPTOR_KERNEL = "attention_fwd_tma"
+DESCRIPTOR_CONFIGS = [Config(128, 64, 8, 2), Config(128, 64, 8, 2, True),
+                      Config(128, 128, 8, 2, True)]
 # Configs run for Triton only, by head dim: 128x64 on 4 warps at d128 needs more than 255
 # registers in both compilers (one warpgroup holds the 128x128 fp32 accumulator and the 128x64
 # scores; tilec spills 48-592 bytes there, Triton 12-208). Triton keeps it (it is its best
@@ -75,8 +87,16 @@ def parse_cases(text: str) -> list[tuple[int, int, int]]:
 
 
 def parse_configs(text: str) -> list[Config]:
-    return [Config(*found) for found in common.parse_int_tuples(
-        text, r"(\d+)x(\d+):w(\d+):s(\d+)", "--configs", "BMxBN:wW:sS (e.g. 128x64:w8:s2)")]
+    """`BMxBN:wW:sS`, or with `:ws` after it for a warp-specialised key loop."""
+    configs = []
+    for item in text.split(","):
+        item = item.strip()
+        specialised = item.endswith(":ws")
+        found, = common.parse_int_tuples(
+            item[:-3] if specialised else item, r"(\d+)x(\d+):w(\d+):s(\d+)", "--configs",
+            "BMxBN:wW:sS[:ws] (e.g. 128x64:w8:s2 or 128x128:w8:s2:ws)")
+        configs.append(Config(*found, specialised))
+    return configs
 
 
 def flops(d: int, seq: int, bh: int, causal: bool) -> float:
@@ -105,12 +125,16 @@ class Runner:
         import tilec.language as tilec_tl
         self.modules = {"tilec": tilec, "torch": torch, "cupy": cupy}
         self.kernels = {"tilec": common.load_kernels(tilec_tl, tilec.jit, "tilec", KERNEL_FILE)}
+        from tilec.tools.tensor_descriptor import TensorDescriptor
+        self.descriptors = {"tilec": TensorDescriptor}
         triton = None if args.no_triton else common.importable("triton")
         self.modules["triton"] = triton
         if triton is not None:
             import triton.language as triton_tl
             self.kernels["triton"] = common.load_kernels(triton_tl, triton.jit, "triton",
                                                          KERNEL_FILE)
+            from triton.tools.tensor_descriptor import TensorDescriptor as TritonDescriptor
+            self.descriptors["triton"] = TritonDescriptor
         else:
             self.notes.append("Triton skipped")
 
@@ -148,8 +172,9 @@ class Runner:
             skipped = TRITON_ONLY.get(case.d, []) if name == "tilec" else []
             for config in (c for c in configs if c not in skipped):
                 case.clear()
-                entry = {"label": config.label,
-                         **self.timed(case.launcher(kernels, config), case.check)}
+                launch = case.launcher(kernels, config, self.descriptors[name]
+                                       if self.args.kernel == "descriptors" else None)
+                entry = {"label": config.label, **self.timed(launch, case.check)}
                 handles = entry.pop("returned", None) or []
                 entry["kernels"] = [
                     {k: h.metadata.get(k) for k in ("name", "registers", "spill_stores",
@@ -236,11 +261,22 @@ class Case:
             found[name] = run
         return found
 
-    def launcher(self, kernels: dict, config: Config):
-        """The launches of one framework's kernels in `config`; returns their handles."""
+    def launcher(self, kernels: dict, config: Config, descriptor=None):
+        """The launches of one framework's kernels in `config` (the forward through that
+        framework's `descriptor` class when given); returns their handles."""
         d, seq, bh, causal = self.d, self.seq, self.bh, self.causal
         q, k, v = self.q, self.k, self.v
         options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
+        if descriptor is not None:
+            fwd = kernels[DESCRIPTOR_KERNEL]
+
+            def desc(x, rows):
+                return descriptor.from_tensor(x.view(bh * seq, d), [rows, d])
+            descs = (desc(q, config.block_m), desc(k, config.block_n), desc(v, config.block_n))
+            return lambda: [fwd[(seq // config.block_m, bh)](
+                *descs, desc(self.out, config.block_m), self.lse, self.scale, seq, HEAD_DIM=d,
+                BLOCK_M=config.block_m, BLOCK_N=config.block_n, CAUSAL=causal,
+                WARP_SPECIALIZE=config.warp_specialize, **options)]
         if self.which == "fwd":
             fwd = kernels[KERNEL]
             return lambda: [fwd[(seq // config.block_m, bh)](
@@ -305,7 +341,15 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--cooldown", type=float, default=0.5)
     parser.add_argument("--no-triton", action="store_true")
+    parser.add_argument("--kernel", choices=("pointers", "descriptors"), default="pointers")
     args = parser.parse_args(argv)
+    if args.kernel == "descriptors":
+        if "bwd" in args.passes:
+            if "--passes" in (argv if argv is not None else sys.argv):
+                parser.error("--kernel descriptors times the forward only (--passes fwd)")
+            args.passes = ("fwd",)
+        if args.configs is CONFIGS:
+            args.configs = DESCRIPTOR_CONFIGS
     if args.dry_run:
         print("attention: --dry-run is not supported; it needs a GPU")
         return 2
@@ -348,18 +392,20 @@ def main(argv=None) -> int:
                             if k.get("spill_stores")]
                 row["tflops"] = tf
                 row["ratio_tilec_triton"] = common.ratio(tf["tilec"], tf.get("triton"))
+                row["ratio_tilec_cudnn"] = common.ratio(tf["tilec"], tf.get("cudnn"))
                 rows.append(row)
                 tables[which].append(
                     [name] + [common.fmt(tf.get(fw), ".1f") for fw in
                               ("cudnn", "flash", "triton")]
                     + [row.get("triton_best") or "-", common.fmt(tf["tilec"], ".1f"),
                        row.get("tilec_best") or "-",
-                       common.fmt_ratio(row["ratio_tilec_triton"])])
+                       common.fmt_ratio(row["ratio_tilec_triton"]),
+                       common.fmt_ratio(row["ratio_tilec_cudnn"])])
     for which, table in tables.items():
         common.print_table(f"attention {'forward' if which == 'fwd' else 'backward'} fp16, "
                            "TFLOP/s (higher is better)",
                            ["case", "cuDNN", "flash", "Triton", "Triton config", "tilec",
-                            "tilec config", "tilec/Triton"], table)
+                            "tilec config", "tilec/Triton", "tilec/cuDNN"], table)
     met = {}
     for which in args.passes:
         ratios = [r["ratio_tilec_triton"] for r in rows if r["pass"] == which]
@@ -378,8 +424,9 @@ def main(argv=None) -> int:
                 e.pop("times_ms", None)
     return common.finish(args.out, "attention", {
         "benchmark": "attention", "environment": env,
-        "config": {"kernels": f"tutorials/06-fused-attention.py: {KERNEL}, "
-                              f"{', '.join(BWD_KERNELS)}", "dtype": "float16",
+        "config": {"kernels": "tutorials/06-fused-attention.py: " + (
+                       DESCRIPTOR_KERNEL if args.kernel == "descriptors" else
+                       f"{KERNEL}, {', '.join(BWD_KERNELS)}"), "dtype": "float16",
                    "configs": [c.label for c in args.configs],
                    "bwd_configs": [c.label for c in args.bwd_configs], "warmup": args.warmup,
                    "repeats": args.repeats, "cooldown_s": args.cooldown,

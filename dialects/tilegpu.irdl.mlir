@@ -233,6 +233,22 @@ irdl.dialect @tilegpu {
     irdl.operands(bar: %bar)
   }
 
+  // Turns among the consumer warpgroups of a warp_specialize (ops of its consumer region):
+  // warpgroup w's `warpgroup_turn_wait` waits until warpgroup w - 1 (the last one for w = 0)
+  // has passed it the turn with `warpgroup_turn_pass`, which does not wait. Code between a
+  // wait and a pass runs in one warpgroup after the other, round-robin (ping-pong for two).
+  // `warpgroup` -1: every consumer warpgroup runs the op; k: only warpgroup k (a ring of turns
+  // starts with the last warpgroup's pass and ends with warpgroup 0's wait for it).
+  irdl.operation @warpgroup_turn_wait {
+    %warpgroup = irdl.base "#builtin.integer"
+    irdl.attributes { "warpgroup" = %warpgroup }
+  }
+
+  irdl.operation @warpgroup_turn_pass {
+    %warpgroup = irdl.base "#builtin.integer"
+    irdl.attributes { "warpgroup" = %warpgroup }
+  }
+
   // Warp specialisation: `producer_warps` more warps than the module's num_warps run the
   // `producer` region (the first of them: the others only give up registers), lowering their
   // registers to `producer_registers` (setmaxnreg.dec); the num_warps warps run `consumer`,

@@ -441,6 +441,19 @@ def arrive_barrier(bar: ir.Value) -> ir.Operation:
     return _create("arrive_barrier", [], [bar])
 
 
+def warpgroup_turn_wait(warpgroup: int = -1) -> ir.Operation:
+    """Warpgroup w waits for its turn, passed by w - 1 (-1: every consumer warpgroup waits;
+    k: only warpgroup k)."""
+    attrs = {"warpgroup": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), warpgroup)}
+    return _create("warpgroup_turn_wait", [], [], attrs)
+
+
+def warpgroup_turn_pass(warpgroup: int = -1) -> ir.Operation:
+    """Warpgroup w passes the turn to w + 1 (the first after the last), without waiting."""
+    attrs = {"warpgroup": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), warpgroup)}
+    return _create("warpgroup_turn_pass", [], [], attrs)
+
+
 def warp_specialize(producer_warps: int, producer_registers: int,
                     consumer_registers: int) -> ir.Operation:
     """The op with its two regions' blocks made and empty (producer first): the caller fills

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from tilec.diagnostics import Diagnostic, DiagnosticError, file_line_col
-from tilec.analysis.registers import check_division
+from tilec.analysis.registers import WARPGROUP, check_division
 from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR, memdesc_bytes
 from tilec.passbase import NUM_WARPS, TARGET, THREADS_PER_WARP, enclosing, module_num_warps
 from tilec.dialects import tile
@@ -628,6 +628,27 @@ def _warp_specialize(op) -> str | None:
     return None
 
 
+def _warpgroup_turn(op) -> str | None:
+    """In a warp_specialize's consumer region, whose num_warps make two or more warpgroups;
+    `warpgroup` -1 or one of them."""
+    specialize = enclosing(op, "tilegpu.warp_specialize")
+    if specialize is None:
+        return "must be in the consumer region of a tilegpu.warp_specialize"
+    inner = op
+    while inner.parent != specialize:
+        inner = inner.parent.operation
+    if inner.block.region != specialize.regions[1]:
+        return "must be in the consumer region of a tilegpu.warp_specialize"
+    module = enclosing(op, "builtin.module")
+    warpgroups = (module_num_warps(module) if module is not None else 4) // WARPGROUP
+    if warpgroups < 2:
+        return f"turns need two or more consumer warpgroups, the module has {warpgroups}"
+    warpgroup = _int_attr(op, "warpgroup")
+    if not -1 <= warpgroup < warpgroups:
+        return f"warpgroup must be -1 or below {warpgroups}, got {warpgroup}"
+    return None
+
+
 def _tma_copy(op) -> str | None:
     problem = _barriers(op.operands[1], one=True)
     if problem:
@@ -685,6 +706,7 @@ RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tilegpu.async_tma_copy_local_to_global": _tma_store_copy,
     "tilegpu.tma_store_wait": _tma_store_wait, "tile.make_tensormap": _make_tensormap,
     "tile.tma_reduce": _tma_reduce, "tilegpu.async_tma_reduce": _tma_reduce_copy,
+    "tilegpu.warpgroup_turn_wait": _warpgroup_turn, "tilegpu.warpgroup_turn_pass": _warpgroup_turn,
 }
 
 

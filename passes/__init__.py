@@ -10,6 +10,7 @@ from tilec.passes import (  # noqa: F401
     coalesce,
     combine,
     membar,
+    ping_pong,
     pipeline,
     remove_layout_conversions,
     tensormap_params,

@@ -2323,6 +2323,68 @@ func.func @empty_side() {
 
 // -----
 
+// Consumer warpgroups take turns (tilegpu-ping-pong) in the consumer region only: not in the
+// producer's, nor outside a warp specialisation.
+module attributes {tilegpu.num_warps = 8 : i32} {
+func.func @turn_of_the_producer() {
+  "tilegpu.warp_specialize"() ({
+    // expected-error@+1 {{must be in the consumer region of a tilegpu.warp_specialize}}
+    "tilegpu.warpgroup_turn_wait"() {warpgroup = -1 : i32} : () -> ()
+    gpu.yield
+  }, {
+    gpu.yield
+  }) {producer_warps = 4 : i32, producer_registers = 40 : i32, consumer_registers = 232 : i32} : () -> ()
+  return
+}
+}
+
+// -----
+
+module attributes {tilegpu.num_warps = 8 : i32} {
+func.func @turn_unspecialised() {
+  // expected-error@+1 {{must be in the consumer region of a tilegpu.warp_specialize}}
+  "tilegpu.warpgroup_turn_pass"() {warpgroup = -1 : i32} : () -> ()
+  return
+}
+}
+
+// -----
+
+// Turns need two consumer warpgroups, and name one of them (or -1, every one).
+module attributes {tilegpu.num_warps = 4 : i32} {
+func.func @turn_alone() {
+  "tilegpu.warp_specialize"() ({
+    gpu.yield
+  }, {
+    // expected-error@+1 {{turns need two or more consumer warpgroups, the module has 1}}
+    "tilegpu.warpgroup_turn_wait"() {warpgroup = -1 : i32} : () -> ()
+    gpu.yield
+  }) {producer_warps = 4 : i32, producer_registers = 40 : i32, consumer_registers = 256 : i32} : () -> ()
+  return
+}
+}
+
+// -----
+
+module attributes {tilegpu.num_warps = 8 : i32} {
+func.func @turn_of_no_warpgroup(%n: index) {
+  "tilegpu.warp_specialize"() ({
+    gpu.yield
+  }, {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %i = %c0 to %n step %c1 {
+      // expected-error@+1 {{warpgroup must be -1 or below 2, got 2}}
+      "tilegpu.warpgroup_turn_pass"() {warpgroup = 2 : i32} : () -> ()
+    }
+    gpu.yield
+  }) {producer_warps = 4 : i32, producer_registers = 40 : i32, consumer_registers = 232 : i32} : () -> ()
+  return
+}
+}
+
+// -----
+
 // An arrival is on one barrier.
 func.func @arrive_two(%bar: !tilegpu.memdesc<[2], i64, #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>, true>) {
   // expected-error@+1 {{waits on one barrier, got a buffer of 2}}

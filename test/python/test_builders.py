@@ -335,6 +335,9 @@ def build_tilegpu_module() -> tuple[ir.Module, dict]:
         s["split"] = tg.warp_specialize(4, 40, 256)  # last: both regions end the kernel
         for region in s["split"].regions:
             with ir.InsertionPoint(region.blocks[0]):
+                if region == s["split"].regions[1]:  # the consumers' turns
+                    s["turn_wait"] = tg.warpgroup_turn_wait()
+                    s["turn_pass"] = tg.warpgroup_turn_pass(1)
                 ir.Operation.create("gpu.yield")
 
     args = [tensor([64, 32], f16(), BLOCKED), tensor([64, 32], tile.ptr_type(f16()), BLOCKED),

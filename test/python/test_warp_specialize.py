@@ -194,6 +194,7 @@ def test_a_persistent_kernel_specialises_its_tile_loop():
     tilegpu = kernel.asm["tilegpu"]
     producer = tilegpu.split('"tilegpu.warp_specialize"')[1].split("}, {")[0]
     assert producer.count("scf.for") == 2 and "async_tma_copy_global_to_local" in producer
+    assert "warpgroup_turn" not in tilegpu  # one dot a trip: no turns (tilegpu-ping-pong)
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -216,6 +217,12 @@ def test_the_attention_tutorial_specialises_its_key_loop(causal):
     consumer = kernel.asm["tilegpu"].split('"tilegpu.warp_specialize"')[1].split("}, {")[1]
     copies = consumer.count("async_tma_copy_global_to_local")  # Q's block, before the loop
     assert copies > 1 if causal else copies == 1
+    # the two consumer warpgroups take turns to issue each loop's two dots (tilegpu-ping-pong):
+    # a wait and a pass a dot, the ring's first pass and last wait around each loop
+    loops = 2 if causal else 1
+    assert consumer.count('"tilegpu.warpgroup_turn_wait"') == 3 * loops
+    assert consumer.count('"tilegpu.warpgroup_turn_pass"') == 3 * loops
+    assert kernel.asm["ptx"].count("bar.arrive") == 3 * loops
 
 
 def test_the_interpreter_runs_specialised_loops_as_written():
@@ -345,12 +352,16 @@ def test_specialised_persistent_matmul_through_kernel_made_maps_on_the_gpu(M, N,
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("head_dim, warp_specialize", [(64, True), (128, True), (128, False)])
-def test_attention_through_descriptors_on_the_gpu(causal, head_dim, warp_specialize):
+@pytest.mark.parametrize("head_dim, warp_specialize, block_m, num_warps", [
+    (64, True, 128, 8), (128, True, 128, 8), (128, False, 128, 8),
+    (64, True, 256, 16)])  # four consumer warpgroups taking turns round-robin
+def test_attention_through_descriptors_on_the_gpu(causal, head_dim, warp_specialize, block_m,
+                                                   num_warps):
     torch = pytest.importorskip("torch")
     t = tutorial("06-fused-attention")
     q, k, v = (torch.randn(6, 512, head_dim, device="cuda").half() for _ in range(3))
-    out, lse = t.attention_tma(q, k, v, causal, warp_specialize=warp_specialize)
+    out, lse = t.attention_tma(q, k, v, causal, warp_specialize=warp_specialize,
+                               block_m=block_m, num_warps=num_warps)
     want = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(),
                                                             is_causal=causal)
     torch.testing.assert_close(out.float(), want, rtol=2e-2, atol=2e-2)

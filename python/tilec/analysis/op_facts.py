@@ -114,6 +114,9 @@ OP_FACTS: dict[str, OpFacts] = {
     # an arrival is an atomic update ordered by the barrier itself, as a wait is
     "tilegpu.arrive_barrier": _write(access=SHARED_READ, buffer_operand=0),
     "tilegpu.warp_specialize": _write(),  # its regions' ops have their own facts
+    # named barriers ordering the consumer warpgroups' dots; they order no memory
+    "tilegpu.warpgroup_turn_wait": _write(),
+    "tilegpu.warpgroup_turn_pass": _write(),
     "tilegpu.async_tma_copy_global_to_local": _write(access=SHARED_COPY, buffer_operand=2),
     # a TMA store reads its buffer (one thread, asynchronously: until its tma_store_wait)
     "tilegpu.async_tma_copy_local_to_global": _write(access=SHARED_READ, buffer_operand=1),

@@ -13,7 +13,9 @@ of the consumers' code stays what it would be without the split. The op becomes
         <consumer region>
 
 Barriers inside a region wait for its threads only: named barrier 1 for the consumers (every
-consumer thread), 2 for the producer warp (`Lowering.barrier_group`). ptxas honours
+consumer thread), 2 for the producer warp (`Lowering.barrier_group`). Consumer warpgroup w's
+turns (`warpgroup_turn_wait`/`_pass`) are named barrier 3 + w, of two warpgroups' threads: w
+waits on its own (`bar.sync`), and passes by arriving on w + 1's (`bar.arrive`). ptxas honours
 setmaxnreg only in a kernel with a known block size and one program per SM
 (convert-tilegpu-to-llvm gives it both).
 """
@@ -22,10 +24,10 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, nvvm, scf
 
-from tilec.analysis.registers import launch_registers
+from tilec.analysis.registers import WARPGROUP, launch_registers
 from tilec.lowering.context import Lowering, i32, rule
 
-CONSUMER_BARRIER, PRODUCER_BARRIER = 1, 2
+CONSUMER_BARRIER, PRODUCER_BARRIER, TURN_BARRIERS = 1, 2, 3
 
 
 def _int(op: ir.Operation, name: str) -> int:
@@ -64,4 +66,37 @@ def lower_warp_specialize(ctx: Lowering, op: ir.Operation):
         _lower_region(ctx, op.regions[1],
                       (CONSUMER_BARRIER, ctx.num_warps * ctx.threads_per_warp))
         scf.YieldOp([])
+    return []
+
+
+def _turn(ctx: Lowering, op: ir.Operation, emit) -> None:
+    """`emit(barrier, threads)` for the turn op of warpgroup w (every consumer warpgroup, or
+    only the op's `warpgroup`): barrier TURN_BARRIERS + w for a wait, + (w + 1) mod G for a
+    pass."""
+    warpgroups = ctx.num_warps // WARPGROUP
+    shift = int(op.name.endswith("_pass"))
+    threads = i32(2 * WARPGROUP * ctx.threads_per_warp)
+    only = _int(op, "warpgroup")
+    group = arith.divui(ctx.warp, i32(WARPGROUP))
+    if only < 0:
+        if shift:
+            group = arith.remui(arith.addi(group, i32(shift)), i32(warpgroups))
+        emit(arith.addi(group, i32(TURN_BARRIERS)), threads)
+        return
+    mine = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, group, i32(only)), [], has_else=False)
+    with ir.InsertionPoint(mine.then_block):
+        emit(i32(TURN_BARRIERS + (only + shift) % warpgroups), threads)
+        scf.YieldOp([])
+
+
+@rule("tilegpu.warpgroup_turn_wait")
+def lower_warpgroup_turn_wait(ctx: Lowering, op: ir.Operation):
+    _turn(ctx, op, lambda barrier, threads: nvvm.BarrierOp(
+        None, barrierId=barrier, numberOfThreads=threads))
+    return []
+
+
+@rule("tilegpu.warpgroup_turn_pass")
+def lower_warpgroup_turn_pass(ctx: Lowering, op: ir.Operation):
+    _turn(ctx, op, lambda barrier, threads: nvvm.BarrierArriveOp(threads, barrierId=barrier))
     return []

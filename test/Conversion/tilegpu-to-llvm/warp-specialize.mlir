@@ -79,3 +79,60 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// Turns of two consumer warpgroups (tilegpu-ping-pong): warpgroup w = warp / 4 waits on named
+// barrier 3 + w (bar.sync of both warpgroups' 256 threads) and passes the turn by arriving on
+// 3 + (w + 1) mod 2 (bar.arrive, no wait). The ring's first pass is warpgroup 1's alone, its
+// last wait warpgroup 0's.
+// CHECK-LABEL: gpu.func @turns
+// CHECK: [[WARP:%.*]] = nvvm.shfl.sync idx
+// CHECK: } else {
+// CHECK: [[N:%.*]] = arith.constant 256 : i32
+// CHECK-NEXT: [[FOUR:%.*]] = arith.constant 4 : i32
+// CHECK-NEXT: [[G:%.*]] = arith.divui [[WARP]], [[FOUR]] : i32
+// CHECK-NEXT: [[ONE:%.*]] = arith.constant 1 : i32
+// CHECK-NEXT: [[LAST:%.*]] = arith.cmpi eq, [[G]], [[ONE]] : i32
+// CHECK-NEXT: scf.if [[LAST]] {
+// CHECK-NEXT: [[THREE:%.*]] = arith.constant 3 : i32
+// CHECK-NEXT: nvvm.barrier.arrive id = [[THREE]] number_of_threads = [[N]]
+// CHECK: scf.for
+// CHECK: [[W:%.*]] = arith.divui [[WARP]], {{%.*}} : i32
+// CHECK-NEXT: [[C3:%.*]] = arith.constant 3 : i32
+// CHECK-NEXT: [[OWN:%.*]] = arith.addi [[W]], [[C3]] : i32
+// CHECK-NEXT: nvvm.barrier id = [[OWN]] number_of_threads = {{%.*}}
+// CHECK: [[P:%.*]] = arith.divui [[WARP]], {{%.*}} : i32
+// CHECK-NEXT: [[C1:%.*]] = arith.constant 1 : i32
+// CHECK-NEXT: [[PN:%.*]] = arith.addi [[P]], [[C1]] : i32
+// CHECK-NEXT: [[C2:%.*]] = arith.constant 2 : i32
+// CHECK-NEXT: [[PTO:%.*]] = arith.remui [[PN]], [[C2]] : i32
+// CHECK-NEXT: [[C3B:%.*]] = arith.constant 3 : i32
+// CHECK-NEXT: [[PID:%.*]] = arith.addi [[PTO]], [[C3B]] : i32
+// CHECK-NEXT: nvvm.barrier.arrive id = [[PID]] number_of_threads = {{%.*}}
+// CHECK: }
+// CHECK: [[F:%.*]] = arith.divui [[WARP]], {{%.*}} : i32
+// CHECK-NEXT: [[Z:%.*]] = arith.constant 0 : i32
+// CHECK-NEXT: [[FIRST:%.*]] = arith.cmpi eq, [[F]], [[Z]] : i32
+// CHECK-NEXT: scf.if [[FIRST]] {
+// CHECK-NEXT: [[C3C:%.*]] = arith.constant 3 : i32
+// CHECK-NEXT: nvvm.barrier id = [[C3C]] number_of_threads = {{%.*}}
+// CHECK: gpu.return
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @turns(%n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    "tilegpu.warp_specialize"() ({
+      gpu.yield
+    }, {
+      "tilegpu.warpgroup_turn_pass"() {warpgroup = 1 : i32} : () -> ()
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        "tilegpu.warpgroup_turn_wait"() {warpgroup = -1 : i32} : () -> ()
+        "tilegpu.warpgroup_turn_pass"() {warpgroup = -1 : i32} : () -> ()
+      }
+      "tilegpu.warpgroup_turn_wait"() {warpgroup = 0 : i32} : () -> ()
+      gpu.yield
+    }) {producer_warps = 4 : i32, producer_registers = 40 : i32, consumer_registers = 232 : i32} : () -> ()
+    return
+  }
+}

@@ -1,0 +1,101 @@
+"""tilegpu-ping-pong: the consumer warpgroups of a warp specialisation take turns to issue the
+wgmma groups of a loop that computes between its dots (attention: S = Q K^T, the softmax of S,
+O += P V), so that one warpgroup's softmax runs while the other's dots keep the tensor cores
+busy.
+
+Without turns the warpgroups run the loop in step: both issue S, both wait for it, both compute
+the softmax while the tensor cores idle, both issue P V. With turns, warpgroup w issues a dot
+only after w - 1 has issued its own (round-robin over the G consumer warpgroups; ping-pong for
+two), so their dots alternate on the tensor cores and each warpgroup's softmax overlaps the
+others' dots.
+
+A loop qualifies when it is in the consumer region of a `tilegpu.warp_specialize` whose
+num_warps make two or more warpgroups, and its body holds two or more `tilegpu.warpgroup_dot`
+directly (not under an `scf.if`: every warpgroup must take every turn; scalar loop bounds are
+the same in every warpgroup) and no turn yet (the pass ran before). Each such dot becomes
+
+    tilegpu.warpgroup_turn_wait {warpgroup = -1}
+    %d = tilegpu.warpgroup_dot ... {is_async}      (already asynchronous: left so)
+    tilegpu.warpgroup_turn_pass {warpgroup = -1}
+    %r = tilegpu.warpgroup_dot_wait %d {pendings = 0}   (a synchronous dot's own wait; its
+                                                         uses read %r)
+
+and the ring of turns starts before the loop with the last warpgroup's pass
+(`warpgroup_turn_pass {warpgroup = G - 1}`, which lets warpgroup 0 take the first turn) and
+ends after it with warpgroup 0's wait for the last pass (`warpgroup_turn_wait {warpgroup =
+0}`), so no arrival is left on a barrier when the loop runs again (the next tile of a
+persistent kernel) or the kernel ends.
+
+Only the issue is ordered: a turn passes once the group is committed, before its wait, and
+the barriers order no memory (tilegpu-membar places its own).
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from tilec.analysis.registers import WARPGROUP
+from tilec.dialects import tilegpu
+from tilec.dialects.tilegpu import ASYNC_ATTR
+from tilec.passbase import Pass, module_num_warps, ops_in, register, require_layouts
+
+
+def _dots(loop: ir.Operation) -> list[ir.Operation]:
+    return [op.operation for op in loop.regions[0].blocks[0].operations
+            if op.operation.name == "tilegpu.warpgroup_dot"]
+
+
+def _taking_turns(loop: ir.Operation) -> bool:
+    """Whether the loop's body has turns already (the pass ran before)."""
+    return any(op.operation.name == "tilegpu.warpgroup_turn_wait"
+               for op in loop.regions[0].blocks[0].operations)
+
+
+def _take_turns(loop: ir.Operation, warpgroups: int) -> None:
+    for dot in _dots(loop):
+        with ir.InsertionPoint(dot), dot.location:
+            tilegpu.warpgroup_turn_wait()
+        with ir.InsertionPoint.after(dot), dot.location:
+            passed = tilegpu.warpgroup_turn_pass()
+        if ASYNC_ATTR in dot.attributes:
+            continue
+        dot.attributes[ASYNC_ATTR] = ir.UnitAttr.get()
+        result = dot.results[0]
+        uses = list(result.uses)
+        with ir.InsertionPoint.after(passed), dot.location:
+            waited, = tilegpu.warpgroup_dot_wait([result], 0)
+        for use in uses:
+            use.owner.operands[use.operand_number] = waited
+    with ir.InsertionPoint(loop), loop.location:
+        tilegpu.warpgroup_turn_pass(warpgroups - 1)
+    with ir.InsertionPoint.after(loop), loop.location:
+        tilegpu.warpgroup_turn_wait(0)
+
+
+@register
+class PingPong(Pass):
+    name = "tilegpu-ping-pong"
+    summary = ("Consumer warpgroups of a warp specialisation take turns to issue the dots of "
+               "loops that compute between them")
+
+    def run(self, module: ir.Operation) -> None:
+        require_layouts(self, module)
+        warpgroups = module_num_warps(module) // WARPGROUP
+        if warpgroups < 2:
+            return
+        for specialize in ops_in(module, "tilegpu.warp_specialize"):
+            for loop in _loops(specialize.regions[1]):
+                if len(_dots(loop)) >= 2 and not _taking_turns(loop):
+                    _take_turns(loop, warpgroups)
+
+
+def _loops(region: ir.Region) -> list[ir.Operation]:
+    found = []
+
+    def visit(op):
+        if op.name == "scf.for":
+            found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    for op in region.blocks[0].operations:
+        op.operation.walk(visit)
+    return found
