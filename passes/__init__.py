@@ -10,6 +10,7 @@ from tilec.passes import (  # noqa: F401
     coalesce,
     combine,
     membar,
+    overlap_dots,
     ping_pong,
     pipeline,
     remove_layout_conversions,

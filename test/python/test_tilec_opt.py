@@ -314,7 +314,7 @@ TILE_STAGE = """func.func @f(%p: !tile.ptr<f32, 1 : i32>) {
 
 @pytest.mark.parametrize("name", ["tilegpu-coalesce", "tilegpu-accelerate-matmul",
                                   "tilegpu-remove-layout-conversions", "tilegpu-pipeline",
-                                  "tilegpu-ping-pong",
+                                  "tilegpu-overlap-dots", "tilegpu-ping-pong",
                                   "tilegpu-allocate-shared-memory", "tilegpu-membar",
                                   "convert-tilegpu-to-llvm"])
 def test_a_pass_given_tile_ir_says_which_pass_comes_first(name):

@@ -223,6 +223,9 @@ def test_the_attention_tutorial_specialises_its_key_loop(causal):
     assert consumer.count('"tilegpu.warpgroup_turn_wait"') == 3 * loops
     assert consumer.count('"tilegpu.warpgroup_turn_pass"') == 3 * loops
     assert kernel.asm["ptx"].count("bar.arrive") == 3 * loops
+    # the specialised loop issues P V of the trip before right after this trip's Q K^T and
+    # waits for Q K^T alone before the softmax (tilegpu-overlap-dots)
+    assert consumer.count("pendings = 1") == 1
 
 
 def test_the_interpreter_runs_specialised_loops_as_written():
