@@ -40,8 +40,9 @@ from mlir.dialects import arith, scf
 from tilec.analysis.op_facts import is_pure
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import ASYNC_ATTR
-from tilec.passbase import Pass, enclosing, ops_in, register, require_layouts
-from tilec.passes.pipeline import _Loop, _clone_slice, _owner
+from tilec.passbase import Pass, register, require_layouts
+from tilec.passes.pipeline import _Loop, _clone_slice, _owner, _user
+from tilec.passes.warp_specialize import consumer_loops
 
 _VIEWS = ("tilegpu.memdesc_subview", "tilegpu.memdesc_trans")
 _WAITS = ("tilegpu.wait_barrier",)
@@ -125,8 +126,7 @@ class _Overlap:
         acc = loop.args[c]
         order = {op: i for i, op in enumerate(ops + [loop.yield_op])}
         for use in acc.uses:
-            top = _top(use.owner.operation if hasattr(use.owner, "operation") else use.owner,
-                       loop.body)
+            top = _top(_user(use), loop.body)
             if top is None or top not in order or order[top] <= order[d1] or top == d2:
                 return False
         a, b, accs = d2.operands
@@ -228,8 +228,7 @@ class _Overlap:
 
 
 def _used_by_others(op: ir.Operation, moved: set) -> bool:
-    return any((u.owner.operation if hasattr(u.owner, "operation") else u.owner) not in moved
-               for r in op.results for u in r.uses)
+    return any(_user(u) not in moved for r in op.results for u in r.uses)
 
 
 def _reads(op: ir.Operation, value: ir.Value) -> bool:
@@ -253,16 +252,7 @@ class OverlapDots(Pass):
 
     def run(self, module: ir.Operation) -> None:
         require_layouts(self, module)
-        for specialize in ops_in(module, "tilegpu.warp_specialize"):
-            for loop in [o for o in ops_in(specialize, "scf.for")
-                         if enclosing(o, "tilegpu.warp_specialize") == specialize]:
-                if _in_consumers(loop, specialize):
-                    overlap = _Overlap(loop)
-                    if overlap.find():
-                        overlap.rewrite()
-
-
-def _in_consumers(op: ir.Operation, specialize: ir.Operation) -> bool:
-    while op.parent is not None and op.parent != specialize:
-        op = op.parent.operation
-    return op.block.region == specialize.regions[1]
+        for loop in consumer_loops(module):
+            overlap = _Overlap(loop)
+            if overlap.find():
+                overlap.rewrite()

@@ -36,7 +36,8 @@ from mlir import ir
 from tilec.analysis.registers import WARPGROUP
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import ASYNC_ATTR
-from tilec.passbase import Pass, module_num_warps, ops_in, register, require_layouts
+from tilec.passbase import Pass, module_num_warps, register, require_layouts
+from tilec.passes.warp_specialize import consumer_loops
 
 
 def _dots(loop: ir.Operation) -> list[ir.Operation]:
@@ -82,20 +83,6 @@ class PingPong(Pass):
         warpgroups = module_num_warps(module) // WARPGROUP
         if warpgroups < 2:
             return
-        for specialize in ops_in(module, "tilegpu.warp_specialize"):
-            for loop in _loops(specialize.regions[1]):
-                if len(_dots(loop)) >= 2 and not _taking_turns(loop):
-                    _take_turns(loop, warpgroups)
-
-
-def _loops(region: ir.Region) -> list[ir.Operation]:
-    found = []
-
-    def visit(op):
-        if op.name == "scf.for":
-            found.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    for op in region.blocks[0].operations:
-        op.operation.walk(visit)
-    return found
+        for loop in consumer_loops(module):
+            if len(_dots(loop)) >= 2 and not _taking_turns(loop):
+                _take_turns(loop, warpgroups)

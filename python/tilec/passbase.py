@@ -127,6 +127,15 @@ def enclosing(op: ir.Operation, name: str) -> ir.Operation | None:
     return parent.operation if parent is not None else None
 
 
+def region_index(op: ir.Operation, ancestor: ir.Operation) -> int | None:
+    """Which region of `ancestor` holds `op` (nested at any depth), or None."""
+    while op.parent is not None and op.parent != ancestor:
+        op = op.parent.operation
+    if op.parent is None:
+        return None
+    return [r == op.block.region for r in ancestor.regions].index(True)
+
+
 def ops_in(module: ir.Operation, *names: str) -> list[ir.Operation]:
     """The ops of `module` (nested ones too, in pre-order) named one of `names`, or all of them
     when no name is given: collected first, so the caller may rewrite while going through."""
