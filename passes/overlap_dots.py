@@ -134,8 +134,12 @@ class _Overlap:
             return False
         self.prev: set[int] = set()
         self.b_views = self._views(b, self.prev)
-        if self.b_views is None:
+        subviews = [v for v in self.b_views or () if v.name == "tilegpu.memdesc_subview"]
+        if not subviews:
             return False
+        ring = tilegpu.MemDesc.from_type(subviews[0].operands[0].type)
+        if len(ring.shape) < 3 or ring.shape[0] < 3:
+            return False  # a slot is held a trip longer: two stages would starve the producer
         self.release: list[ir.Operation] = []
         for op in ops[ops.index(d2) + 1:]:
             if op.name == "tilegpu.arrive_barrier":

@@ -51,10 +51,32 @@ def _taking_turns(loop: ir.Operation) -> bool:
                for op in loop.regions[0].blocks[0].operations)
 
 
+_BETWEEN = ("tilegpu.memdesc_subview", "tilegpu.memdesc_trans", "arith.constant")
+
+
+def _groups(loop: ir.Operation) -> list[list[ir.Operation]]:
+    """The body's dots in turns: asynchronous dots with only views of buffers between them
+    (tilegpu-overlap-dots' pair) share one; any other dot has its own."""
+    groups, current = [], None
+    for op in loop.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == "tilegpu.warpgroup_dot":
+            if current is not None and ASYNC_ATTR in op.attributes and \
+                    ASYNC_ATTR in current[-1].attributes:
+                current.append(op)
+            else:
+                current = [op]
+                groups.append(current)
+        elif op.name not in _BETWEEN:
+            current = None
+    return groups
+
+
 def _take_turns(loop: ir.Operation, warpgroups: int) -> None:
-    for dot in _dots(loop):
-        with ir.InsertionPoint(dot), dot.location:
+    for group in _groups(loop):
+        with ir.InsertionPoint(group[0]), group[0].location:
             tilegpu.warpgroup_turn_wait()
+        dot = group[-1]
         with ir.InsertionPoint.after(dot), dot.location:
             passed = tilegpu.warpgroup_turn_pass()
         if ASYNC_ATTR in dot.attributes:
