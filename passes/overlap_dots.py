@@ -52,8 +52,6 @@ def _top(op: ir.Operation, body: ir.Block) -> ir.Operation | None:
     """The op of `body` that is or holds `op`."""
     while op is not None and op.block != body:
         op = op.parent.operation if op.parent is not None else None
-        if op is not None and op.name == "func.func":
-            return None
     return op
 
 

@@ -192,7 +192,7 @@ STAGES = (
         f"convert-tile-to-tilegpu{{num-warps={options.num_warps} target={options.target}}},"
         "tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,"
         f"tilegpu-warp-specialize{{num-stages={options.num_stages}}},"
-        f"tilegpu-pipeline{{num-stages={options.num_stages}}},tilegpu-overlap-dots,tilegpu-ping-pong,canonicalize,cse,"
+        f"tilegpu-pipeline{{num-stages={options.num_stages}}},tilegpu-overlap-dots,canonicalize,cse,"
         "tilegpu-allocate-shared-memory,tilegpu-membar")),
     Stage("llvm", lambda options: (
         f"convert-tilegpu-to-llvm{{enable-fp-fusion={str(options.enable_fp_fusion).lower()}}},"

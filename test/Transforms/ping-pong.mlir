@@ -180,3 +180,50 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// tilegpu-overlap-dots' pair, two asynchronous dots with only a view of a buffer between
+// them, is one turn: the warpgroup issues both, then passes (FlashAttention-3's order).
+// CHECK-LABEL: func.func @pair
+// CHECK: scf.for
+// CHECK-NEXT: "tilegpu.warpgroup_turn_wait"() {warpgroup = -1 : i32}
+// CHECK-NEXT: [[S:%.*]] = "tilegpu.warpgroup_dot"
+// CHECK-NEXT: "tilegpu.memdesc_subview"
+// CHECK-NEXT: [[O:%.*]] = "tilegpu.warpgroup_dot"
+// CHECK-NEXT: "tilegpu.warpgroup_turn_pass"() {warpgroup = -1 : i32}
+// CHECK-NEXT: "tilegpu.warpgroup_dot_wait"([[S]]) {pendings = 1 : i32}
+// CHECK-NOT: warpgroup_turn
+// CHECK: scf.yield
+#mma = #tilegpu.mma<[3, 0], [8, 1], [16, 64]>
+#nv = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!a = !tilegpu.memdesc<[128, 64], f16, #nv, true>
+!ring = !tilegpu.memdesc<[3, 64, 64], f16, #nv, true>
+!b = !tilegpu.memdesc<[64, 64], f16, #nv, true>
+!acc = tensor<128x64xf32, #mma>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @pair(%n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : !acc
+    %qa = "tilegpu.local_alloc"() : () -> !a
+    %kb = "tilegpu.local_alloc"() : () -> !b
+    %vs = "tilegpu.local_alloc"() : () -> !ring
+    "tilegpu.warp_specialize"() ({
+      gpu.yield
+    }, {
+      %o = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!acc) : i32 {
+        %s = "tilegpu.warpgroup_dot"(%qa, %kb, %zero) {input_precision = "tf32", is_async, max_num_imprecise_acc = 0 : i32} : (!a, !b, !acc) -> !acc
+        %v = "tilegpu.memdesc_subview"(%vs, %i, %c0, %c0) : (!ring, i32, i32, i32) -> !b
+        %d = "tilegpu.warpgroup_dot"(%qa, %v, %acc) {input_precision = "tf32", is_async, max_num_imprecise_acc = 0 : i32} : (!a, !b, !acc) -> !acc
+        %sw = "tilegpu.warpgroup_dot_wait"(%s) {pendings = 1 : i32} : (!acc) -> !acc
+        %e = math.exp2 %sw : !acc
+        %dw = "tilegpu.warpgroup_dot_wait"(%d) {pendings = 0 : i32} : (!acc) -> !acc
+        %r = arith.addf %dw, %e : !acc
+        scf.yield %r : !acc
+      }
+      gpu.yield
+    }) {producer_warps = 4 : i32, producer_registers = 40 : i32, consumer_registers = 232 : i32} : () -> ()
+    return
+  }
+}
