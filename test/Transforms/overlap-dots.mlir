@@ -142,3 +142,58 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// The same loop on a ring of 2 stages is left alone: its slots would be held a trip longer,
+// and the producer would wait a trip for each.
+// CHECK-LABEL: func.func @two_stages
+// CHECK-NOT: scf.if
+// CHECK-NOT: pendings
+// CHECK: return
+#mma = #tilegpu.mma<[3, 0], [8, 1], [16, 64]>
+#dop = #tilegpu.dot_operand<0 : i32, #mma, 2 : i32>
+#nv = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+!q = !tilegpu.memdesc<[128, 64], f16, #nv, true>
+!ring = !tilegpu.memdesc<[2, 64, 64], f16, #nv, true>
+!slot = !tilegpu.memdesc<[64, 64], f16, #nv, true>
+!bars = !tilegpu.memdesc<[3, 1], i64, #bs, true>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!acc = tensor<128x64xf32, #mma>
+module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @two_stages(%n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %zero = arith.constant dense<0.0> : !acc
+    %q = "tilegpu.local_alloc"() : () -> !q
+    %ks = "tilegpu.local_alloc"() : () -> !ring
+    %vs = "tilegpu.local_alloc"() : () -> !ring
+    %full = "tilegpu.local_alloc"() : () -> !bars
+    %empty = "tilegpu.local_alloc"() : () -> !bars
+    "tilegpu.warp_specialize"() ({
+      gpu.yield
+    }, {
+      %o:3 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %slot = %c0, %phase = %c0) -> (!acc, i32, i32) : i32 {
+        %f = "tilegpu.memdesc_subview"(%full, %slot, %c0) : (!bars, i32, i32) -> !bar
+        "tilegpu.wait_barrier"(%f, %phase) : (!bar, i32) -> ()
+        %k = "tilegpu.memdesc_subview"(%ks, %slot, %c0, %c0) : (!ring, i32, i32, i32) -> !slot
+        %v = "tilegpu.memdesc_subview"(%vs, %slot, %c0, %c0) : (!ring, i32, i32, i32) -> !slot
+        %s = "tilegpu.warpgroup_dot"(%q, %k, %zero) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!q, !slot, !acc) -> !acc
+        %e = math.exp2 %s : !acc
+        %scaled = arith.mulf %acc, %e : !acc
+        %pc = "tilegpu.convert_layout"(%e) : (!acc) -> tensor<128x64xf32, #dop>
+        %p = arith.truncf %pc : tensor<128x64xf32, #dop> to tensor<128x64xf16, #dop>
+        %d = "tilegpu.warpgroup_dot"(%p, %v, %scaled) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x64xf16, #dop>, !slot, !acc) -> !acc
+        %r = "tilegpu.memdesc_subview"(%empty, %slot, %c0) : (!bars, i32, i32) -> !bar
+        "tilegpu.arrive_barrier"(%r) : (!bar) -> ()
+        %next = arith.addi %slot, %c1 : i32
+        %wrap = arith.remui %next, %c2 : i32
+        scf.yield %d, %wrap, %phase : !acc, i32, i32
+      }
+      gpu.yield
+    }) {producer_warps = 4 : i32, producer_registers = 40 : i32, consumer_registers = 232 : i32} : () -> ()
+    return
+  }
+}
