@@ -22,7 +22,7 @@ from tilec.diagnostics import Diagnostic, DiagnosticError, file_line_col
 from tilec.analysis.registers import WARPGROUP, check_division
 from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR, memdesc_bytes
 from tilec.passbase import (NUM_WARPS, TARGET, THREADS_PER_WARP, enclosing, module_num_warps,
-                             region_index)
+                             split_side)
 from tilec.dialects import tile
 from tilec.dialects.params import split_parameters
 from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
@@ -632,8 +632,8 @@ def _warp_specialize(op) -> str | None:
 def _warpgroup_turn(op) -> str | None:
     """In a warp_specialize's consumer region, whose num_warps make two or more warpgroups;
     `warpgroup` -1 or one of them."""
-    specialize = enclosing(op, "tilegpu.warp_specialize")
-    if specialize is None or region_index(op, specialize) != 1:
+    side = split_side(op)
+    if side is None or side[1] != 1:
         return "must be in the consumer region of a tilegpu.warp_specialize"
     module = enclosing(op, "builtin.module")
     warpgroups = (module_num_warps(module) if module is not None else 4) // WARPGROUP

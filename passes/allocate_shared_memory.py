@@ -31,7 +31,7 @@ from tilec.analysis.shared_memory import (ALIGNMENT, BYTES_ATTR, OFFSET_ATTR, VI
 from tilec.analysis.wgmma import swizzle_period
 from tilec.dialects.tilegpu import MemDesc, NvmmaSharedLayout
 from tilec.diagnostics import file_line_col
-from tilec.passbase import Pass, register, require_layouts
+from tilec.passbase import SPLIT, Pass, ancestor_in, register, require_layouts, split_side
 
 
 @dataclass
@@ -70,33 +70,6 @@ class _Numbering:
             self.end[op] = len(self.order) - 1
 
 
-def _ancestor_in(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
-    """The op enclosing `op` (or `op` itself) that lies directly in `block`."""
-    while op is not None and op.block != block:
-        parent = op.parent
-        op = parent.operation if parent is not None and parent.name != "builtin.module" else None
-    return op
-
-
-_SPLIT = "tilegpu.warp_specialize"
-
-
-def _split_side(op: ir.Operation) -> tuple[ir.Operation, int, ir.Operation] | None:
-    """(the warp_specialize op enclosing `op`, which region, the op of that region's block
-    enclosing `op`), or None outside any."""
-    inner = op
-    while inner is not None:
-        parent = inner.parent
-        if parent is None or parent.name == "builtin.module":
-            return None
-        parent = parent.operation
-        if parent.name == _SPLIT:
-            region = 0 if inner.block == parent.regions[0].blocks[0] else 1
-            return parent, region, inner
-        inner = parent
-    return None
-
-
 def _live_until(op: ir.Operation, block: ir.Block, numbering: _Numbering,
                 freed_by_consumers: bool) -> int | None:
     """The last op index a use by `op` keeps a buffer of `block` live to: the end of the op
@@ -106,15 +79,15 @@ def _live_until(op: ir.Operation, block: ir.Block, numbering: _Numbering,
     split, unless the consumers deallocate the buffer (`freed_by_consumers`): whoever placed
     that dealloc has made the producer done with it by then (tilegpu-warp-specialize frees its
     rings after the consumers waited for every copy), so the dealloc ends it."""
-    outer = _ancestor_in(op, block)
+    outer = ancestor_in(op, block)
     if outer is None:
         return None
-    if outer.name == _SPLIT:
-        split, region, inner = _split_side(op)
+    if outer.name == SPLIT:
+        split, region, inner = split_side(op)
         while split != outer:  # the split directly in `block`
-            split, region, inner = _split_side(split)
+            split, region, inner = split_side(split)
         if region == 1:
-            return numbering.end[_ancestor_in(op, inner.block)]
+            return numbering.end[ancestor_in(op, inner.block)]
         if freed_by_consumers:
             return None
     return numbering.end[outer]
@@ -128,7 +101,7 @@ def _last_use(alloc: ir.Operation, numbering: _Numbering) -> int:
     users = [u.owner.operation if hasattr(u.owner, "operation") else u.owner
              for u in alloc.results[0].uses]
     freed_by_consumers = any(u.name == "tilegpu.local_dealloc" and
-                             (_split_side(u) or (None, 0))[1] == 1 for u in users)
+                             (split_side(u) or (None, 0))[1] == 1 for u in users)
     pending = [alloc.results[0]]
     while pending:
         value = pending.pop()
@@ -146,12 +119,12 @@ def _concurrent_end(op: ir.Operation, numbering: _Numbering) -> int:
     """Where an op's own use of shared memory ends: at the op, unless it is in the producer
     region of a warp specialisation, which runs beside everything after the split's start."""
     end = numbering.start[op]
-    side = _split_side(op)
+    side = split_side(op)
     while side is not None:
         split, region, _ = side
         if region == 0:
             end = max(end, numbering.end[split])
-        side = _split_side(split)
+        side = split_side(split)
     return end
 
 

@@ -41,19 +41,12 @@ from mlir.dialects import arith, scf
 from tilec.analysis.op_facts import is_pure
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import ASYNC_ATTR
-from tilec.passbase import Pass, register, require_layouts
+from tilec.passbase import Pass, ancestor_in, register, require_layouts
 from tilec.passes.pipeline import _Loop, _clone_slice, _owner, _user
 from tilec.passes.warp_specialize import consumer_loops
 
 _VIEWS = ("tilegpu.memdesc_subview", "tilegpu.memdesc_trans")
 _WAITS = ("tilegpu.wait_barrier",)
-
-
-def _top(op: ir.Operation, body: ir.Block) -> ir.Operation | None:
-    """The op of `body` that is or holds `op`."""
-    while op is not None and op.block != body:
-        op = op.parent.operation if op.parent is not None else None
-    return op
 
 
 def _closed(op: ir.Operation, loop: _Loop) -> bool:
@@ -124,10 +117,11 @@ class _Overlap:
         self.carried = c = uses[0].operand_number
         acc = loop.args[c]
         order = {op: i for i, op in enumerate(ops + [loop.yield_op])}
-        for use in acc.uses:
-            top = _top(_user(use), loop.body)
-            if top is None or top not in order or order[top] <= order[d1] or top == d2:
-                return False
+        readers = [ancestor_in(_user(use), loop.body) for use in acc.uses]
+        if any(top not in order or order[top] <= order[d1] or top == d2 for top in readers):
+            return False
+        # where the trip waits for D2 of the trip before (the end of the body if unread)
+        self.first_read = min(readers, key=order.get) if readers else None
         a, b, accs = d2.operands
         if not isinstance(a.type, ir.RankedTensorType):
             return False
@@ -207,7 +201,7 @@ class _Overlap:
         acc = loop.args[c]
         pending = None
         for op in self.a_ops:
-            if pending is not None and _reads(op, acc):
+            if pending is not None and op == self.first_read:
                 mapping[acc], = tilegpu.warpgroup_dot_wait([pending], 0)
                 _clone_slice(self.release, dict(before))
                 pending = None
@@ -232,19 +226,6 @@ class _Overlap:
 
 def _used_by_others(op: ir.Operation, moved: set) -> bool:
     return any(_user(u) not in moved for r in op.results for u in r.uses)
-
-
-def _reads(op: ir.Operation, value: ir.Value) -> bool:
-    """Whether `op` or an op nested in it reads `value`."""
-    found = [False]
-
-    def visit(inner):
-        if any(v == value for v in inner.operands):
-            found[0] = True
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    return found[0]
 
 
 @register

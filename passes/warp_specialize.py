@@ -62,8 +62,8 @@ from tilec.analysis.op_facts import is_pure
 from tilec.analysis.registers import (PRODUCER_REGISTERS, WARPGROUP, check_division,
                                       consumer_registers)
 from tilec.dialects import tilegpu
-from tilec.passbase import (Pass, enclosing, module_num_warps, ops_in, region_index, register,
-                            require_layouts)
+from tilec.passbase import (SPLIT, Pass, module_num_warps, ops_in, register, require_layouts,
+                            split_side)
 from tilec.passes.pipeline import (NUM_STAGES, _AsyncDot, _barrier_slot, _clone_slice, _i32,
                                    _Loop, _owner, _Pipeliner, _subview, _tma_candidates,
                                    loop_stages, nested_tma_loop, next_slot, tma_rings)
@@ -336,10 +336,8 @@ class _Rings:
 
 def consumer_loops(module: ir.Operation) -> list[ir.Operation]:
     """The scf.for ops of the consumer regions of the module's splits (at any depth)."""
-    return [loop for split in ops_in(module, "tilegpu.warp_specialize")
-            for loop in ops_in(split, "scf.for")
-            if enclosing(loop, "tilegpu.warp_specialize") == split and
-            region_index(loop, split) == 1]
+    return [loop for split in ops_in(module, SPLIT) for loop in ops_in(split, "scf.for")
+            if split_side(loop)[:2] == (split, 1)]
 
 
 @register

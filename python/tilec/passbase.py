@@ -127,13 +127,31 @@ def enclosing(op: ir.Operation, name: str) -> ir.Operation | None:
     return parent.operation if parent is not None else None
 
 
-def region_index(op: ir.Operation, ancestor: ir.Operation) -> int | None:
-    """Which region of `ancestor` holds `op` (nested at any depth), or None."""
-    while op.parent is not None and op.parent != ancestor:
-        op = op.parent.operation
-    if op.parent is None:
-        return None
-    return [r == op.block.region for r in ancestor.regions].index(True)
+def ancestor_in(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
+    """The op enclosing `op` (or `op` itself) that lies directly in `block`, or None."""
+    while op is not None and op.block != block:
+        parent = op.parent
+        op = parent.operation if parent is not None and parent.name != "builtin.module" else None
+    return op
+
+
+SPLIT = "tilegpu.warp_specialize"
+
+
+def split_side(op: ir.Operation) -> tuple[ir.Operation, int, ir.Operation] | None:
+    """(the warp_specialize op enclosing `op`, which region: 0 the producer's, 1 the
+    consumers', the op of that region's block enclosing `op`), or None outside any."""
+    inner = op
+    while inner is not None:
+        parent = inner.parent
+        if parent is None or parent.name == "builtin.module":
+            return None
+        parent = parent.operation
+        if parent.name == SPLIT:
+            region = 0 if inner.block == parent.regions[0].blocks[0] else 1
+            return parent, region, inner
+        inner = parent
+    return None
 
 
 def ops_in(module: ir.Operation, *names: str) -> list[ir.Operation]:
