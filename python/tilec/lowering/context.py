@@ -276,3 +276,12 @@ def owner_predicate(ctx: Lowering, layout, shape) -> ir.Value | None:
                 zero = arith.cmpi(arith.CmpIPredicate.eq, arith.andi(source, i32(bits)), i32(0))
                 predicate = zero if predicate is None else arith.andi(predicate, zero)
     return predicate
+
+
+def group_index(ctx: Lowering, shift: int, count: int) -> ir.Value | None:
+    """(warp >> shift) % count in the prologue (which of `count` groups of 2^shift warps the
+    thread's warp is in: a warpgroup for shift 2), or None when there is one group."""
+    if count == 1:
+        return None
+    with ctx.prologue:
+        return arith.andi(arith.shrui(ctx.warp, i32(shift)), i32(count - 1))

@@ -25,7 +25,7 @@ from mlir import ir
 from mlir.dialects import arith, nvvm, scf
 
 from tilec.analysis.registers import WARPGROUP, launch_registers
-from tilec.lowering.context import Lowering, i32, rule
+from tilec.lowering.context import Lowering, group_index, i32, rule
 
 CONSUMER_BARRIER, PRODUCER_BARRIER, TURN_BARRIERS = 1, 2, 3
 
@@ -72,18 +72,23 @@ def lower_warp_specialize(ctx: Lowering, op: ir.Operation):
 def _turn(ctx: Lowering, op: ir.Operation, emit) -> None:
     """`emit(barrier, threads)` for the turn op of warpgroup w (every consumer warpgroup, or
     only the op's `warpgroup`): barrier TURN_BARRIERS + w for a wait, + (w + 1) mod G for a
-    pass."""
+    pass, computed once in the prologue."""
     warpgroups = ctx.num_warps // WARPGROUP
     shift = int(op.name.endswith("_pass"))
     threads = i32(2 * WARPGROUP * ctx.threads_per_warp)
     only = _int(op, "warpgroup")
-    group = arith.divui(ctx.warp, i32(WARPGROUP))
     if only < 0:
-        if shift:
-            group = arith.remui(arith.addi(group, i32(shift)), i32(warpgroups))
-        emit(arith.addi(group, i32(TURN_BARRIERS)), threads)
+        key = ("turn barrier", shift)
+        if key not in ctx.memo:
+            group = group_index(ctx, 2, warpgroups)
+            with ctx.prologue:
+                if shift:
+                    group = arith.andi(arith.addi(group, i32(1)), i32(warpgroups - 1))
+                ctx.memo[key] = arith.addi(group, i32(TURN_BARRIERS))
+        emit(ctx.memo[key], threads)
         return
-    mine = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, group, i32(only)), [], has_else=False)
+    mine = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, group_index(ctx, 2, warpgroups),
+                               i32(only)), [], has_else=False)
     with ir.InsertionPoint(mine.then_block):
         emit(i32(TURN_BARRIERS + (only + shift) % warpgroups), threads)
         scf.YieldOp([])

@@ -21,7 +21,7 @@ from tilec.analysis.layouts import to_linear
 from tilec.analysis.wgmma import K_BYTES, byte_offset, descriptor, k_major
 from tilec.dialects import tile
 from tilec.dialects.tilegpu import ASYNC_ATTR, MmaLayout, NvmmaSharedLayout
-from tilec.lowering.context import Distributed, Lowering, i32, rule, vector_of
+from tilec.lowering.context import Distributed, Lowering, group_index, i32, rule, vector_of
 from tilec.lowering.dot import registers_by_coordinate
 from tilec.lowering.ptx import retype
 from tilec.lowering.shared_buffer import SharedBuffer
@@ -85,14 +85,6 @@ class _Operand:
             self.cache[key] = self.base if not start else arith.addi(self.base,
                                                                     _i64(start >> 4))
         return self.cache[key]
-
-
-def _group_index(ctx: Lowering, shift: int, count: int) -> ir.Value | None:
-    """(warp >> shift) % count in the prologue, or None when there is one group."""
-    if count == 1:
-        return None
-    with ctx.prologue:
-        return arith.andi(arith.shrui(ctx.warp, i32(shift)), i32(count - 1))
 
 
 def _attr(text: str) -> ir.Attribute:
@@ -217,8 +209,8 @@ def lower_warpgroup_dot(ctx: Lowering, op: ir.Operation):
     k_size = b_buf.desc.shape[0]
     k_step = K_BYTES * 8 // b_buf.desc.layout.element_bits
 
-    group_m = _group_index(ctx, 2, groups_m)
-    group_n = _group_index(ctx, (wm - 1).bit_length(), wn)
+    group_m = group_index(ctx, 2, groups_m)
+    group_n = group_index(ctx, (wm - 1).bit_length(), wn)
     a = _Registers(a_buf, tile.element_type(op.operands[0].type)) if in_registers else \
         _Operand(a_buf, 1, group_m, 64, 64)
     b = _Operand(b_buf, 0, group_n, n, n)

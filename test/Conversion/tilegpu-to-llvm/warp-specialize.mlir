@@ -82,38 +82,47 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tile
 
 // -----
 
-// Turns of two consumer warpgroups (tilegpu-ping-pong): warpgroup w = warp / 4 waits on named
-// barrier 3 + w (bar.sync of both warpgroups' 256 threads) and passes the turn by arriving on
-// 3 + (w + 1) mod 2 (bar.arrive, no wait). The ring's first pass is warpgroup 1's alone, its
-// last wait warpgroup 0's.
+// Turns of two consumer warpgroups (tilegpu-ping-pong): warpgroup w = (warp >> 2) & 1 waits
+// on named barrier 3 + w (bar.sync of both warpgroups' 256 threads) and passes the turn by
+// arriving on 3 + ((w + 1) & 1) (bar.arrive, no wait); both ids are computed once, before the
+// split. The ring's first pass is warpgroup 1's alone, its last wait warpgroup 0's.
 // CHECK-LABEL: gpu.func @turns
 // CHECK: [[WARP:%.*]] = nvvm.shfl.sync idx
+// CHECK: [[W:%.*]] = arith.shrui [[WARP]], [[TWO:%.*]] : i32
+// CHECK-NEXT: [[ONE:%.*]] = arith.constant 1 : i32
+// CHECK-NEXT: [[G:%.*]] = arith.andi [[W]], [[ONE]] : i32
+// CHECK: [[WW:%.*]] = arith.shrui [[WARP]], {{%.*}} : i32
+// CHECK-NEXT: [[C1:%.*]] = arith.constant 1 : i32
+// CHECK-NEXT: [[GW:%.*]] = arith.andi [[WW]], [[C1]] : i32
+// CHECK-NEXT: [[C3:%.*]] = arith.constant 3 : i32
+// CHECK-NEXT: [[OWN:%.*]] = arith.addi [[GW]], [[C3]] : i32
+// CHECK: [[WP:%.*]] = arith.shrui [[WARP]], {{%.*}} : i32
+// CHECK-NEXT: [[C1P:%.*]] = arith.constant 1 : i32
+// CHECK-NEXT: [[GP:%.*]] = arith.andi [[WP]], [[C1P]] : i32
+// CHECK-NEXT: [[C1N:%.*]] = arith.constant 1 : i32
+// CHECK-NEXT: [[NEXT:%.*]] = arith.addi [[GP]], [[C1N]] : i32
+// CHECK-NEXT: [[C1M:%.*]] = arith.constant 1 : i32
+// CHECK-NEXT: [[TO:%.*]] = arith.andi [[NEXT]], [[C1M]] : i32
+// CHECK-NEXT: [[C3P:%.*]] = arith.constant 3 : i32
+// CHECK-NEXT: [[PASS:%.*]] = arith.addi [[TO]], [[C3P]] : i32
+// CHECK: [[WF:%.*]] = arith.shrui [[WARP]], {{%.*}} : i32
+// CHECK-NEXT: [[C1F:%.*]] = arith.constant 1 : i32
+// CHECK-NEXT: [[GF:%.*]] = arith.andi [[WF]], [[C1F]] : i32
 // CHECK: } else {
 // CHECK: [[N:%.*]] = arith.constant 256 : i32
-// CHECK-NEXT: [[FOUR:%.*]] = arith.constant 4 : i32
-// CHECK-NEXT: [[G:%.*]] = arith.divui [[WARP]], [[FOUR]] : i32
-// CHECK-NEXT: [[ONE:%.*]] = arith.constant 1 : i32
-// CHECK-NEXT: [[LAST:%.*]] = arith.cmpi eq, [[G]], [[ONE]] : i32
+// CHECK-NEXT: [[ONEB:%.*]] = arith.constant 1 : i32
+// CHECK-NEXT: [[LAST:%.*]] = arith.cmpi eq, [[G]], [[ONEB]] : i32
 // CHECK-NEXT: scf.if [[LAST]] {
 // CHECK-NEXT: [[THREE:%.*]] = arith.constant 3 : i32
 // CHECK-NEXT: nvvm.barrier.arrive id = [[THREE]] number_of_threads = [[N]]
 // CHECK: scf.for
-// CHECK: [[W:%.*]] = arith.divui [[WARP]], {{%.*}} : i32
-// CHECK-NEXT: [[C3:%.*]] = arith.constant 3 : i32
-// CHECK-NEXT: [[OWN:%.*]] = arith.addi [[W]], [[C3]] : i32
-// CHECK-NEXT: nvvm.barrier id = [[OWN]] number_of_threads = {{%.*}}
-// CHECK: [[P:%.*]] = arith.divui [[WARP]], {{%.*}} : i32
-// CHECK-NEXT: [[C1:%.*]] = arith.constant 1 : i32
-// CHECK-NEXT: [[PN:%.*]] = arith.addi [[P]], [[C1]] : i32
-// CHECK-NEXT: [[C2:%.*]] = arith.constant 2 : i32
-// CHECK-NEXT: [[PTO:%.*]] = arith.remui [[PN]], [[C2]] : i32
-// CHECK-NEXT: [[C3B:%.*]] = arith.constant 3 : i32
-// CHECK-NEXT: [[PID:%.*]] = arith.addi [[PTO]], [[C3B]] : i32
-// CHECK-NEXT: nvvm.barrier.arrive id = [[PID]] number_of_threads = {{%.*}}
-// CHECK: }
-// CHECK: [[F:%.*]] = arith.divui [[WARP]], {{%.*}} : i32
-// CHECK-NEXT: [[Z:%.*]] = arith.constant 0 : i32
-// CHECK-NEXT: [[FIRST:%.*]] = arith.cmpi eq, [[F]], [[Z]] : i32
+// CHECK-NEXT: [[NW:%.*]] = arith.constant 256 : i32
+// CHECK-NEXT: nvvm.barrier id = [[OWN]] number_of_threads = [[NW]]
+// CHECK-NEXT: [[NP:%.*]] = arith.constant 256 : i32
+// CHECK-NEXT: nvvm.barrier.arrive id = [[PASS]] number_of_threads = [[NP]]
+// CHECK-NEXT: }
+// CHECK: [[Z:%.*]] = arith.constant 0 : i32
+// CHECK-NEXT: [[FIRST:%.*]] = arith.cmpi eq, [[GF]], [[Z]] : i32
 // CHECK-NEXT: scf.if [[FIRST]] {
 // CHECK-NEXT: [[C3C:%.*]] = arith.constant 3 : i32
 // CHECK-NEXT: nvvm.barrier id = [[C3C]] number_of_threads = {{%.*}}
