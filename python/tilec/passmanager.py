@@ -148,14 +148,18 @@ def _print_ir_pass(when: str, pass_name: str, generic: bool):
     return run
 
 
-def _python_pass(p: Pass, options: PipelineOptions, internal: list[str]):
+def _python_pass(p: Pass, options: PipelineOptions, internal: list[str], after_upstream: bool):
     """The pass manager's callback running `p`; a pass that raises, or (with `verify_ir`) leaves
-    IR breaking the dialects' rules, is recorded in `internal`."""
+    IR breaking the dialects' rules, is recorded in `internal`. With `verify_ir`, the IR an
+    upstream pass just left (`after_upstream`) is checked before `p` runs: one that breaks the
+    rules is a diagnostic, not `p`'s failure (the parsed input and what a tilec pass leaves are
+    checked already)."""
     def run(op: ir.Operation, handle) -> None:
-        if options.verify_ir and _report(op, f"in the IR given to pass '{p.name}': an upstream "
-                                              "pass before it does not keep this rule"):
-            handle.signal_pass_failure()  # the input breaks the rules (parsed input is checked
-            return                        # when read: an upstream pass made it so)
+        if options.verify_ir and after_upstream and _report(
+                op, f"in the IR given to pass '{p.name}': an upstream pass before it does not "
+                    "keep this rule"):
+            handle.signal_pass_failure()
+            return
         try:
             with op.context, op.location:
                 p.run(op)
@@ -215,25 +219,29 @@ def build_pass_manager(elements: list[Element | Pass], context: ir.Context,
                                   bool(options.dump_dir),
                                   print_generic_op_form=options.print_generic,
                                   tree_printing_dir_path=options.dump_dir)
+        after_upstream = False
         for element in elements:
-            _add(pm, element, options, internal)
+            after_upstream = _add(pm, element, options, internal, after_upstream)
     return pm
 
 
 def _add(pm: PassManager, element: Element | Pass, options: PipelineOptions,
-         internal: list[str]) -> None:
+         internal: list[str], after_upstream: bool) -> bool:
+    """Add `element` (after an upstream pass if `after_upstream`); whether it is upstream."""
     tilec_pass = element if isinstance(element, Pass) else instantiate(element)
     names = [element.name] if isinstance(element, Pass) else element.pass_names()
     label = str(element) if isinstance(element, Pass) else element.text()
     if any(n in options.print_ir_before for n in names):
         pm.add(_print_ir_pass("Before", label, options.print_generic), name="print-ir")
     if tilec_pass is not None:
-        pm.add(_python_pass(tilec_pass, options, internal), name=type(tilec_pass).__name__,
-               argument=tilec_pass.name, description=tilec_pass.summary)
+        pm.add(_python_pass(tilec_pass, options, internal, after_upstream),
+               name=type(tilec_pass).__name__, argument=tilec_pass.name,
+               description=tilec_pass.summary)
     else:
         _add_upstream(pm, element)
     if any(n in options.print_ir_after for n in names):
         pm.add(_print_ir_pass("After", label, options.print_generic), name="print-ir")
+    return tilec_pass is None
 
 
 def _add_upstream(pm: PassManager, element: Element) -> None:
