@@ -192,7 +192,8 @@ STAGES = (
         f"convert-tile-to-tilegpu{{num-warps={options.num_warps} target={options.target}}},"
         "tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,"
         f"tilegpu-warp-specialize{{num-stages={options.num_stages}}},"
-        f"tilegpu-pipeline{{num-stages={options.num_stages}}},tilegpu-overlap-dots,canonicalize,cse,"
+        f"tilegpu-pipeline{{num-stages={options.num_stages}}},tilegpu-overlap-dots,"
+        "canonicalize,cse,"
         "tilegpu-allocate-shared-memory,tilegpu-membar")),
     Stage("llvm", lambda options: (
         f"convert-tilegpu-to-llvm{{enable-fp-fusion={str(options.enable_fp_fusion).lower()}}},"
@@ -417,8 +418,6 @@ def _assemble(fn: JITFunction, ptx: str, options: CompileOptions) -> tuple[bytes
                                f"{ptxas_reproducer(fn.__name__, ptx, chip, True)}") from None
     except ToolchainError as err:
         raise CompilationError(f"cannot assemble the PTX of {fn.__name__}: {err}") from None
-
-
 
 
 # 32-bit registers a thread has. One block value needing more than SPILL_FACTOR times that in
