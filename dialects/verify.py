@@ -608,10 +608,15 @@ def _arrive_barrier(op) -> str | None:
     return _barriers(op.operands[0], one=True)
 
 
+def _num_warps_around(op) -> int:
+    """The num_warps of the module holding `op` (4 where none says)."""
+    module = enclosing(op, "builtin.module")
+    return module_num_warps(module) if module is not None else 4
+
+
 def _warp_specialize(op) -> str | None:
     """Whole warpgroups whose registers fit the file; the op ends its kernel."""
-    module = enclosing(op, "builtin.module")
-    num_warps = module_num_warps(module) if module is not None else 4
+    num_warps = _num_warps_around(op)
     problem = check_division(num_warps, _int_attr(op, "producer_warps"),
                              _int_attr(op, "producer_registers"),
                              _int_attr(op, "consumer_registers"))
@@ -635,8 +640,7 @@ def _warpgroup_turn(op) -> str | None:
     side = split_side(op)
     if side is None or side[1] != 1:
         return "must be in the consumer region of a tilegpu.warp_specialize"
-    module = enclosing(op, "builtin.module")
-    warpgroups = (module_num_warps(module) if module is not None else 4) // WARPGROUP
+    warpgroups = _num_warps_around(op) // WARPGROUP
     if warpgroups < 2:
         return f"turns need two or more consumer warpgroups, the module has {warpgroups}"
     warpgroup = _int_attr(op, "warpgroup")
