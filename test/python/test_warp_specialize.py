@@ -354,7 +354,7 @@ def test_specialised_persistent_matmul_through_kernel_made_maps_on_the_gpu(M, N,
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("head_dim, warp_specialize, block_n, num_stages", [
     (64, True, 64, 2), (128, True, 64, 2), (128, False, 64, 2),
-    (128, True, 128, 3)])  # the specialised loop's dots overlapped (tilegpu-overlap-dots)
+    (64, True, 128, 3), (128, True, 128, 3)])  # dots overlapped (tilegpu-overlap-dots)
 def test_attention_through_descriptors_on_the_gpu(causal, head_dim, warp_specialize, block_n,
                                                    num_stages):
     torch = pytest.importorskip("torch")
