@@ -9,7 +9,8 @@ try:
 except NameError:  # imported on its own: tilec's language
     import tilec.language as tl
 
-KERNELS = ("add_kernel", "scale_add_kernel", "desc_add_kernel", "desc_add_2d_kernel")
+KERNELS = ("add_kernel", "scale_add_kernel", "desc_add_kernel", "desc_add_2d_kernel",
+           "made_desc_add_kernel")
 
 
 def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
@@ -28,6 +29,16 @@ def desc_add_kernel(x_desc, y_desc, out_desc, BLOCK: tl.constexpr):
 def desc_add_2d_kernel(x_desc, y_desc, out_desc, BM: tl.constexpr, BN: tl.constexpr):
     # The same add through three 2-D host descriptors, which on sm_90 tilec passes with a TMA
     # map each (launch_overhead.py: the cost of making and passing the maps, issue 18).
+    out_desc.store([0, 0], x_desc.load([0, 0]) + y_desc.load([0, 0]))
+
+
+def made_desc_add_kernel(x_ptr, y_ptr, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    # The same add through three descriptors the kernel makes (tl.make_tensor_descriptor) of
+    # the tensors as BM x BN: on sm_90 TMA maps written into global scratch, which every launch
+    # allocates (launch_overhead.py: the cost of that allocation at launch, issue 18).
+    x_desc = tl.make_tensor_descriptor(x_ptr, [BM, BN], [BN, 1], [BM, BN])
+    y_desc = tl.make_tensor_descriptor(y_ptr, [BM, BN], [BN, 1], [BM, BN])
+    out_desc = tl.make_tensor_descriptor(out_ptr, [BM, BN], [BN, 1], [BM, BN])
     out_desc.store([0, 0], x_desc.load([0, 0]) + y_desc.load([0, 0]))
 
 

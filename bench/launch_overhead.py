@@ -29,6 +29,11 @@ Arguments are bound and packed on every call, except for the floor:
                           through three 2-D descriptors of the tensors as 8 x 16, which tilec
                           gives TMA maps (encoded at launch, cached); Triton (3 TMA
                           descriptors) the same source
+  tilec (3 made descriptors)  made_desc_add_kernel[(1,)](x, y, out, BM=8, BN=16): the add
+                          through three descriptors the kernel makes (TMA maps written into
+                          global scratch, allocated at every launch from torch's pool, or the
+                          allocator set); Triton (3 made descriptors) the same source, with a
+                          triton.set_allocator of torch.empty
 
 Targets, as ratios to the driver floor of the same run: tilec with CuPy arrays and with torch
 tensors <= 1.25x, with a grid function <= 1.5x; and tilec with three descriptors <= 2x tilec's
@@ -58,8 +63,9 @@ WARMUP_LAUNCHES = 200
 DESCRIPTOR_TARGETS = (("tilec (3 descriptors)", "tilec (torch)", 2.0),
                       ("tilec (3 TMA descriptors)", "tilec (torch)", 2.0))
 ORDER = ("tilec (torch)", "tilec (CuPy)", "tilec (grid fn)", "tilec (Python path)",
-         "tilec (3 descriptors)", "tilec (3 TMA descriptors)", "Triton",
-         "Triton (3 descriptors)", "Triton (3 TMA descriptors)", "CuPy RawKernel", "torch.add",
+         "tilec (3 descriptors)", "tilec (3 TMA descriptors)", "tilec (3 made descriptors)",
+         "Triton", "Triton (3 descriptors)", "Triton (3 TMA descriptors)",
+         "Triton (3 made descriptors)", "CuPy RawKernel", "torch.add",
          "driver floor")
 
 CUDA_SOURCE = r"""
@@ -147,12 +153,16 @@ def descriptor_methods(tilec, triton, x, y, out, io: dict, notes: list[str]) -> 
     import tilec.language as tilec_tl
     kernels = common.load_kernels(tilec_tl, tilec.jit, "tilec")
     kernel, kernel_2d = kernels["desc_add_kernel"], kernels["desc_add_2d_kernel"]
+    kernel_made = kernels["made_desc_add_kernel"]
     descs = [TensorDescriptor.from_tensor(t, [N]) for t in (x, y, out)]
     descs_2d = [TensorDescriptor.from_tensor(t.view(8, N // 8), [8, N // 8]) for t in (x, y, out)]
     made = [Method("tilec (3 descriptors)", lambda: kernel[(1,)](*descs, BLOCK=N),
                    group="tilec", **io),
             Method("tilec (3 TMA descriptors)", lambda: kernel_2d[(1,)](*descs_2d, BM=8,
                                                                           BN=N // 8),
+                   group="tilec", **io),
+            Method("tilec (3 made descriptors)", lambda: kernel_made[(1,)](x, y, out, BM=8,
+                                                                             BN=N // 8),
                    group="tilec", **io)]
     if "tensormaps" not in kernel_2d[(1,)](*descs_2d, BM=8, BN=N // 8).metadata:
         notes.append("tilec (3 TMA descriptors): the kernel got no TMA maps")
@@ -171,6 +181,12 @@ def descriptor_methods(tilec, triton, x, y, out, io: dict, notes: list[str]) -> 
             *triton_descs, BLOCK=N), group="triton", **io))
         made.append(Method("Triton (3 TMA descriptors)", lambda: triton_2d[(1,)](
             *triton_descs_2d, BM=8, BN=N // 8), group="triton", **io))
+        import torch
+        triton.set_allocator(lambda size, alignment, stream: torch.empty(
+            size, dtype=torch.int8, device="cuda"))
+        triton_made = triton_kernels["made_desc_add_kernel"]
+        made.append(Method("Triton (3 made descriptors)", lambda: triton_made[(1,)](
+            x, y, out, BM=8, BN=N // 8), group="triton", **io))
     except ImportError as err:
         notes.append(f"no Triton descriptor row: {err}")
     return made

@@ -10,7 +10,10 @@
  * this call's stack (no buffer is shared between calls or threads), laid out as
  * runtime.ArgumentBuffer lays them, and cuLaunchKernel is called with the GIL released. A TMA
  * map parameter is copied from the map its launcher keeps, encoded again (by Python) only when
- * the parameters it is made from change. Anything this module does not know (another argument
+ * the parameters it is made from change. A kernel that takes global scratch (the TMA maps it
+ * makes) gets it at every launch from its launcher's scratch function (Python: the allocator set
+ * with tilec.set_allocator, or the stream's pool), held until the kernel is queued. Anything
+ * this module does not know (another argument
  * type, a grid it cannot read, a keyword that is no parameter or option, the interpreter) goes
  * to the Python path, which raises the errors.
  *
@@ -53,6 +56,7 @@ enum { ARRAY_TORCH = 0, ARRAY_CUPY = 1 };
 #define MAP_ALIGN 64
 #define MAX_MAPS 32
 #define MAX_MAP_INPUTS 16
+#define KEPT_SCRATCH (-2) /* a Launcher's `kept` index of the global scratch's pointer slot */
 /* Every parameter's slot, laid out as runtime.ArgumentBuffer lays them: room for MAX_PARAMS
  * slots of 8 bytes and MAX_MAPS maps, each with its alignment padding. */
 #define MAX_ARG_BYTES (MAX_PARAMS * 8 + MAX_MAPS * (MAP_BYTES + MAP_ALIGN))
@@ -105,6 +109,9 @@ typedef struct {
     long devices[MAX_CONTEXTS];
     PyObject *loader; /* () -> (context, function, device) on the current device */
     PyObject *handle; /* what a launch returns (the CompiledKernel) */
+    /* (programs, torch, device, stream) -> (holder, address) of the launch's global scratch,
+     * for the slot whose kept index is KEPT_SCRATCH; NULL when the kernel takes none */
+    PyObject *scratch;
 } Launcher;
 
 static void Launcher_clear_maps(Launcher *self) {
@@ -124,6 +131,7 @@ static void Launcher_dealloc(Launcher *self) {
     Launcher_clear_maps(self);
     Py_XDECREF(self->loader);
     Py_XDECREF(self->handle);
+    Py_XDECREF(self->scratch);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -198,7 +206,8 @@ static int Launcher_init_maps(Launcher *self, PyObject *seq) {
         for (int k = 0; ok && k < ninputs; k++) {
             int p = params[k];
             int kind = p >= 0 && p < self->nslots ? self->slots[p] : 0;
-            ok = kind == SLOT_I1 || kind == SLOT_I32 || kind == SLOT_I64 || kind == SLOT_PTR;
+            ok = (kind == SLOT_I1 || kind == SLOT_I32 || kind == SLOT_I64 || kind == SLOT_PTR)
+                 && self->kept[p] >= 0; /* not the scratch */
             if (ok) {
                 map->at[k] = self->kept[p];
                 map->kind[k] = kind;
@@ -232,10 +241,15 @@ fail:
 
 static int Launcher_init(Launcher *self, PyObject *args, PyObject *kwds) {
     unsigned block, shared;
-    PyObject *slots, *kept, *loader, *handle, *maps = NULL;
-    if (!PyArg_ParseTuple(args, "IIOOOO|O", &block, &shared, &slots, &kept, &loader, &handle,
-                          &maps))
+    PyObject *slots, *kept, *loader, *handle, *maps = NULL, *scratch = NULL;
+    if (!PyArg_ParseTuple(args, "IIOOOO|OO", &block, &shared, &slots, &kept, &loader, &handle,
+                          &maps, &scratch))
         return -1;
+    if (scratch == Py_None) scratch = NULL;
+    if (scratch && !PyCallable_Check(scratch)) {
+        PyErr_SetString(PyExc_TypeError, "scratch is not callable");
+        return -1;
+    }
     free(self->slots);
     free(self->kept);
     free(self->offsets);
@@ -261,7 +275,7 @@ static int Launcher_init(Launcher *self, PyObject *args, PyObject *kwds) {
         PyErr_NoMemory();
         return -1;
     }
-    int end = 0, next = 0;
+    int end = 0, next = 0, scratch_slots = 0;
     for (int i = 0; i < nslots; i++) {
         int kind = self->slots[i];
         if (kind < SLOT_I1 || kind > SLOT_TMAP) {
@@ -273,6 +287,13 @@ static int Launcher_init(Launcher *self, PyObject *args, PyObject *kwds) {
             self->kept[i] = -1;
         } else if (next < nkept) {
             self->kept[i] = given[next++];
+            if (self->kept[i] == KEPT_SCRATCH && (kind != SLOT_PTR || !scratch
+                                                   || scratch_slots++)) {
+                free(given);
+                PyErr_SetString(PyExc_ValueError, "the global scratch is one pointer slot, of "
+                                "a launcher given a scratch function");
+                return -1;
+            }
         } else {
             free(given);
             PyErr_SetString(PyExc_ValueError, "one kept index per slot but the maps'");
@@ -299,11 +320,16 @@ static int Launcher_init(Launcher *self, PyObject *args, PyObject *kwds) {
             }
         }
     }
+    if (scratch && !scratch_slots) {
+        PyErr_SetString(PyExc_ValueError, "a scratch function but no scratch slot");
+        return -1;
+    }
     self->block = block;
     self->shared = shared;
     self->ncontexts = 0;
     Py_XSETREF(self->loader, Py_NewRef(loader));
     Py_XSETREF(self->handle, Py_NewRef(handle));
+    Py_XSETREF(self->scratch, Py_XNewRef(scratch));
     return 0;
 }
 
@@ -368,8 +394,10 @@ static PyTypeObject LauncherType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tilec._launch.Launcher",
     .tp_basicsize = sizeof(Launcher),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Launcher(block, shared, slots, kept, loader, handle[, maps]): one compiled "
-              "kernel; maps: (param, inputs, encode) of each TMA map parameter",
+    .tp_doc = "Launcher(block, shared, slots, kept, loader, handle[, maps[, scratch]]): one "
+              "compiled kernel; maps: (param, inputs, encode) of each TMA map parameter; "
+              "scratch: (programs, torch, device, stream) -> (holder, address) of the global "
+              "scratch, passed in the pointer slot whose kept index is -2",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Launcher_init,
     .tp_dealloc = (destructor)Launcher_dealloc,
@@ -1014,11 +1042,16 @@ static PyObject *launch_with(Dispatcher *d, Launcher *l, int torch_stream, PyObj
     unsigned char raw[MAX_ARG_BYTES + MAP_ALIGN];
     unsigned char *buffer = raw + (-(uintptr_t)raw & (MAP_ALIGN - 1));
     void *params[MAX_PARAMS];
+    unsigned char *scratch_slot = NULL;
     for (int i = 0; i < l->nslots; i++) {
         unsigned char *slot = buffer + l->offsets[i];
         params[i] = slot;
         if (l->slots[i] == SLOT_TMAP) continue; /* below, once every value is known */
         int at = l->kept[i];
+        if (at == KEPT_SCRATCH) {
+            scratch_slot = slot; /* below, once nothing else can fail */
+            continue;
+        }
         if (at < 0 || at >= nvalues) Py_RETURN_NONE;
         Value v = values[at];
         switch (l->slots[i]) {
@@ -1041,11 +1074,28 @@ static PyObject *launch_with(Dispatcher *d, Launcher *l, int torch_stream, PyObj
     for (int m = 0; m < l->nmaps; m++)
         if (tensor_map_into(&l->maps[m], values, buffer + l->offsets[l->maps[m].slot]) < 0)
             return NULL; /* encode raised, or gave no map: nothing is launched */
+    PyObject *scratch = NULL; /* (holder, address), held until the kernel is queued */
+    if (scratch_slot) {
+        scratch = PyObject_CallFunction(
+            l->scratch, "KOlK", (unsigned long long)dims[0] * dims[1] * dims[2],
+            torch_stream ? Py_True : Py_False, device, (unsigned long long)(uintptr_t)stream);
+        if (!scratch) return NULL;
+        unsigned long long address;
+        PyObject *holder;
+        if (!PyTuple_Check(scratch) || !PyArg_ParseTuple(scratch, "OK", &holder, &address)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "scratch gave no (holder, address) tuple");
+            Py_DECREF(scratch);
+            return NULL;
+        }
+        memcpy(scratch_slot, &address, 8);
+    }
     CUresult r;
     Py_BEGIN_ALLOW_THREADS
     r = cu_launch(function, dims[0], dims[1], dims[2], l->block, 1, 1, l->shared,
                   (CUstream)stream, params, NULL);
     Py_END_ALLOW_THREADS
+    Py_XDECREF(scratch); /* freed after the kernel on its stream, by either pool */
     if (r != 0) {
         const char *name = "unknown error";
         if (cu_error_name) cu_error_name(r, &name);

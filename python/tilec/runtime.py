@@ -626,13 +626,28 @@ class Launcher:
         """The C launcher of this kernel (made on first use), or None where the C path cannot
         pack its parameters or has no driver. It makes each TMA map as `run` does, calling
         its source's `encode` only when the map's inputs differ from the last launch's."""
-        if self._native is None and native_ready() and not self.scratch and all(
-                slot_of(t).native is not None for t in self.type_names):
-            self._native = native.Launcher(self.block, self.shared,
-                                           [slot_of(t).native for t in self.type_names],
-                                           self.kept, self._load_current, self.kernel,
-                                           [self._native_map(m) for m in self.maps])
+        if self._native is not None or not native_ready():
+            return self._native
+        # the global scratch, a pointer passed last, has the kept index -2: the C path asks
+        # _scratch for it
+        slots = [slot_of(t).native for t in self.type_names + ["pointer"] * bool(self.scratch)]
+        if None not in slots:
+            self._native = native.Launcher(self.block, self.shared, slots,
+                                           self.kept + [-2] * bool(self.scratch),
+                                           self._load_current, self.kernel,
+                                           [self._native_map(m) for m in self.maps],
+                                           self._scratch if self.scratch else None)
         return self._native
+
+    def _scratch(self, programs: int, torch_arrays: bool, device: int, stream: int):
+        """(holder, address) of the global scratch of a launch of `programs` programs: from
+        the allocator set with set_allocator, else from the pool of the stream it launches
+        on; the holder must live until the kernel is queued (both paths keep it so)."""
+        nbytes = self.scratch * programs
+        allocator = _ALLOCATOR[0]
+        holder = (allocator(nbytes, tma.DEVICE_MAP_ALIGN, stream) if allocator is not None
+                  else DRIVER.scratch(nbytes, torch_arrays, device, stream))
+        return holder, scratch_address(self.name, holder)
 
     def _native_map(self, source: TensorMapSource) -> tuple:
         """(param, inputs, encode) of one map, for the C launcher. It passes a u64 parameter
@@ -687,13 +702,10 @@ class Launcher:
                     f"cannot launch {self.name} on a GPU ({err}); set TILEC_INTERPRET=1 to run "
                     "it on the CPU") from err
             raise
-        scratch = None
+        scratch = None  # (holder, address), held until the kernel is queued
         if self.scratch:
-            nbytes = self.scratch * grid[0] * grid[1] * grid[2]
-            allocator = _ALLOCATOR[0]
-            scratch = (allocator(nbytes, tma.DEVICE_MAP_ALIGN, stream) if allocator is not None
-                       else DRIVER.scratch(nbytes, torch_arrays, device, stream))
-            values.append(scratch_address(self.name, scratch))
+            scratch = self._scratch(grid[0] * grid[1] * grid[2], torch_arrays, device, stream)
+            values.append(scratch[1])
         with self._lock:
             self.buffer.pack(values)
             try:

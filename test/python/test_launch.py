@@ -13,6 +13,7 @@ import itertools
 import random
 import threading
 import types
+import weakref
 
 import numpy as np
 import pytest
@@ -27,6 +28,7 @@ from tilec.compiler import KernelParam
 from tilec.errors import LaunchError
 
 NATIVE = runtime.native is not None
+WARM = "native" if NATIVE else "python"  # the path of a warm launch
 KERNELS = (K.scale, K.no_params, K.stages_value, K.probe, K.multiply_add, K.tuple_sum,
            K.desc_copy, K.desc_add, K.made_desc_copy)
 
@@ -619,38 +621,54 @@ def test_the_warm_key_of_descriptors_separates_what_the_compile_key_separates(dr
 
 def test_kernels_making_maps_get_scratch_for_the_whole_grid_at_every_launch(driver):
     """A kernel that makes its descriptors' TMA maps (sm_90) writes 256 bytes a map and
-    program into global scratch: each launch takes that much for its grid from the pool of the
-    stream it launches on and passes it last; such launches stay on the Python path."""
+    program into global scratch: each launch, warm ones on the C path too, takes that much for
+    its grid from the pool of the stream it launches on and passes it last."""
     src, dst = FakeCupyArray(64 * 64, np.float16), FakeCupyArray(64 * 64, np.float16)
     kernel = K.made_desc_copy[(3, 2)](src, dst, 64, 64, BLOCK=16)
     assert kernel.metadata["global_scratch"] == 2 * 256
     K.made_desc_copy[(3, 2)](src, dst, 64, 64, BLOCK=16)
-    assert [launch.path for launch in driver.launches] == ["python", "python"]
-    assert [s[:3] for s in driver.scratches] == [(2 * 256 * 6, False, CUPY_STREAM)] * 2
+    K.made_desc_copy[(5,)](src, dst, 64, 64, BLOCK=16)
+    assert [launch.path for launch in driver.launches] == ["python"] + [WARM] * 2
+    assert [s[:3] for s in driver.scratches] == [(2 * 256 * 6, False, CUPY_STREAM)] * 2 + [
+        (2 * 256 * 5, False, CUPY_STREAM)]
     for launch, scratch in zip(driver.launches, driver.scratches):
         assert launch.values == [runtime.data_pointer(src), runtime.data_pointer(dst), 64, 64,
                                  scratch[3]]
     t_src, t_dst = FakeTorchTensor(64 * 64, "float16"), FakeTorchTensor(64 * 64, "float16")
-    K.made_desc_copy[(1,)](t_src, t_dst, 64, 64, BLOCK=16)
-    assert driver.scratches[-1][:3] == (2 * 256, True, TORCH_STREAM)
+    for _ in range(2):
+        K.made_desc_copy[(1,)](t_src, t_dst, 64, 64, BLOCK=16)
+        assert driver.scratches[-1][:3] == (2 * 256, True, TORCH_STREAM)
+        assert driver.launches[-1].values[-1] == driver.scratches[-1][3]
+    assert driver.launches[-1].path == WARM
 
 
-def test_the_allocator_set_gives_the_scratch(driver):
-    calls, given = [], []
+@pytest.mark.parametrize("launches", [1, 3], ids=["first", "warm"])
+def test_the_allocator_set_gives_the_scratch(driver, launches):
+    """The allocator set with tilec.set_allocator gives each launch its scratch, on the
+    Python path and the C path alike; what it gives is held until the kernel is queued (the
+    driver reads the parameters while the allocation is alive), and a misaligned one is an
+    error before anything is launched."""
+    calls, freed = [], []
 
     def allocator(size, alignment, stream):
-        calls.append((size, alignment, stream))
-        given.append(FakeCupyArray(size, np.uint8))
-        return given[-1]
+        memory = FakeCupyArray(size, np.uint8)
+        calls.append((size, alignment, stream, runtime.data_pointer(memory)))
+        # when it goes, how many launches the driver had seen
+        weakref.finalize(memory, lambda: freed.append(len(driver.launches)))
+        return memory
     src, dst = FakeTorchTensor(64 * 64, "float16"), FakeTorchTensor(64 * 64, "float16")
     tilec.set_allocator(allocator)
     try:
-        K.made_desc_copy[(4,)](src, dst, 64, 64, BLOCK=16)
-        assert calls == [(4 * 2 * 256, 128, TORCH_STREAM)] and driver.scratches == []
-        assert driver.launches[-1].values[-1] == runtime.data_pointer(given[-1])
+        for n in range(launches):
+            K.made_desc_copy[(4,)](src, dst, 64, 64, BLOCK=16)
+            assert calls[n][:3] == (4 * 2 * 256, 128, TORCH_STREAM) and driver.scratches == []
+            assert driver.launches[-1].values[-1] == calls[n][3]
+            assert freed == list(range(1, n + 2))  # once its kernel was queued, not before
+        assert driver.launches[-1].path == ("python" if launches == 1 else WARM)
         tilec.set_allocator(lambda size, alignment, stream: FakeCupyArray(size, np.uint8, 8))
         with pytest.raises(ValueError, match="must be 128-byte aligned device memory"):
             K.made_desc_copy[(4,)](src, dst, 64, 64, BLOCK=16)
+        assert len(driver.launches) == launches
     finally:
         tilec.set_allocator(None)
 
@@ -863,6 +881,27 @@ def test_the_c_launcher_checks_its_maps():
         launcher([6, 2, 7], [0, 1], [(2, (2,), encode)])  # the map itself
     with pytest.raises(TypeError, match="not callable"):
         launcher([6, 2, 7], [0, 1], [(2, (0,), None)])
+
+
+@pytest.mark.skipif(not NATIVE, reason="the C extension was not built")
+def test_the_c_launcher_checks_its_scratch_slot():
+    """The global scratch is one pointer slot (kept index -2) of a launcher given the function
+    that allocates it; it is no input of a map."""
+    def launcher(slots, kept, maps=None, scratch=lambda *args: None):
+        return runtime.native.Launcher(128, 0, slots, kept, lambda: None, None, maps, scratch)
+
+    launcher([6, 2, 6], [0, 1, -2])
+    for slots, kept in (([6, 2, 2], [0, 1, -2]), ([6, 6, 6], [0, -2, -2])):
+        with pytest.raises(ValueError, match="the global scratch is one pointer slot"):
+            launcher(slots, kept)
+    with pytest.raises(ValueError, match="the global scratch is one pointer slot"):
+        launcher([6, 2, 6], [0, 1, -2], scratch=None)
+    with pytest.raises(ValueError, match="a scratch function but no scratch slot"):
+        launcher([6, 2, 6], [0, 1, 2])
+    with pytest.raises(TypeError, match="scratch is not callable"):
+        launcher([6, 2, 6], [0, 1, -2], scratch=3)
+    with pytest.raises(ValueError, match="each an integer or pointer parameter"):
+        launcher([6, 6, 7], [0, -2], [(2, (1,), bytes)])
 
 
 def test_variadic_kernel_parameters_are_a_clear_error():
