@@ -13,9 +13,8 @@
  * the parameters it is made from change. A kernel that takes global scratch (the TMA maps it
  * makes) gets it at every launch from its launcher's scratch function (Python: the allocator set
  * with tilec.set_allocator, or the stream's pool), held until the kernel is queued. Anything
- * this module does not know (another argument
- * type, a grid it cannot read, a keyword that is no parameter or option, the interpreter) goes
- * to the Python path, which raises the errors.
+ * this module does not know (another argument type, a grid it cannot read, a keyword that is
+ * no parameter or option, the interpreter) goes to the Python path, which raises the errors.
  *
  * The driver functions are given as addresses by Python (configure), so tests can give fakes.
  */
