@@ -277,7 +277,11 @@ def fake_results(rounds: int) -> list[dict]:
              "tilec (grid fn)": ("tilec", "cupy", 5.6),
              "tilec (Python path)": ("tilec", "cupy", 8.0), "Triton": ("triton", "torch", 16.5),
              "tilec (3 descriptors)": ("tilec", "torch", 7.9),
+             "tilec (3 TMA descriptors)": ("tilec", "torch", 8.6),
+             "tilec (3 made descriptors)": ("tilec", "torch", 12.4),
              "Triton (3 descriptors)": ("triton", "torch", 38.0),
+             "Triton (3 TMA descriptors)": ("triton", "torch", 39.0),
+             "Triton (3 made descriptors)": ("triton", "torch", 22.0),
              "CuPy RawKernel": ("cupy", "cupy", 7.2), "torch.add": ("torch", "torch", 5.2),
              "driver floor": ("floor", "cupy", 4.8)}
     return [{"name": name, "group": group, "arrays": arrays, "correct": True,
