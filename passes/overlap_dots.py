@@ -46,6 +46,8 @@ from tilec.passes.pipeline import _Loop, _clone_slice, _owner, _user
 from tilec.passes.warp_specialize import consumer_loops
 
 _VIEWS = ("tilegpu.memdesc_subview", "tilegpu.memdesc_trans")
+# what the rewritten body holds between D1 and D2 of the trip before: D2's views, cloned
+VIEWS_AND_CONSTANTS = _VIEWS + ("arith.constant",)
 _WAITS = ("tilegpu.wait_barrier",)
 
 
@@ -152,7 +154,7 @@ class _Overlap:
                 return False
         # D2's views and the release are cloned for trip j - 1; a view A reads too stays in A
         self.a_ops = [op for op in ops if op not in moved or (
-            op.name in _VIEWS + ("arith.constant",) and _used_by_others(op, moved))]
+            op.name in VIEWS_AND_CONSTANTS and _used_by_others(op, moved))]
         return True
 
     def rewrite(self) -> None:
@@ -160,8 +162,7 @@ class _Overlap:
         lb, ub, step = op.operands[0], op.operands[1], op.operands[2]
         inits = list(op.operands[3:])
         c, prev = self.carried, sorted(self.prev)
-        yields = list(loop.yield_op.operands)
-        a, b, accs = self.d2.operands
+        _, b, _ = self.d2.operands
         count = len(inits)
         with ir.InsertionPoint(op), op.location:
             ran = arith.cmpi(arith.CmpIPredicate.slt, lb, ub)
@@ -172,10 +173,8 @@ class _Overlap:
             # the first trip's A
             first = {loop.iv: lb, **{arg: init for arg, init in zip(loop.args, inits)}}
             _clone_slice(self.a_ops, first)
-            new_inits = [first.get(accs, accs) if i == c else first.get(y, y)
-                         for i, y in enumerate(yields)]
-            new_inits += [first.get(a, a)] + [inits[k] for k in prev]
-            new_loop = scf.ForOp(arith.addi(lb, step), ub, step, new_inits)
+            new_loop = scf.ForOp(arith.addi(lb, step), ub, step,
+                                 self._carry(first, [inits[k] for k in prev]))
             body = new_loop.body
             args = list(body.arguments)[1:]
             with ir.InsertionPoint(body):
@@ -193,17 +192,21 @@ class _Overlap:
 
     def _body(self, iv, args, count: int) -> None:
         loop, c, prev = self.loop, self.carried, sorted(self.prev)
-        a, b, accs = self.d2.operands
+        _, b, _ = self.d2.operands
         acc_in, p_in = args[c], args[count]
         mapping = {loop.iv: iv, **{arg: new for i, (arg, new) in
                                    enumerate(zip(loop.args, args[:count])) if i != c}}
         before = {loop.args[k]: args[count + 1 + n] for n, k in enumerate(prev)}
         acc = loop.args[c]
+
+        def retire(dot: ir.Value) -> None:
+            """D2 of trip j - 1 done: its result is this trip's acc, its slot released."""
+            mapping[acc], = tilegpu.warpgroup_dot_wait([dot], 0)
+            _clone_slice(self.release, dict(before))
         pending = None
         for op in self.a_ops:
             if pending is not None and op == self.first_read:
-                mapping[acc], = tilegpu.warpgroup_dot_wait([pending], 0)
-                _clone_slice(self.release, dict(before))
+                retire(pending)
                 pending = None
             _clone_slice([op], mapping)
             if op == self.d1:
@@ -216,12 +219,17 @@ class _Overlap:
                 pending.owner.attributes[ASYNC_ATTR] = ir.UnitAttr.get()
                 mapping[op.results[0]], = tilegpu.warpgroup_dot_wait([first.results[0]], 1)
         if pending is not None:
-            mapping[acc], = tilegpu.warpgroup_dot_wait([pending], 0)
-            _clone_slice(self.release, dict(before))
-        yields = [mapping.get(accs, accs) if i == c else mapping.get(y, y)
-                  for i, y in enumerate(list(loop.yield_op.operands))]
-        yields += [mapping.get(a, a)] + [args[k] for k in prev]
-        scf.YieldOp(yields)
+            retire(pending)
+        scf.YieldOp(self._carry(mapping, [args[k] for k in prev]))
+
+    def _carry(self, mapping: dict, earlier: list[ir.Value]) -> list[ir.Value]:
+        """What the new loop carries, from `mapping` (a trip's clone of A): the old loop's
+        values (D2's accumulator input where it carried D2's result), P for D2, then `earlier`,
+        the carried buffers D2's views read, as that trip saw them."""
+        a, _, accs = self.d2.operands
+        return [mapping.get(accs, accs) if i == self.carried else mapping.get(y, y)
+                for i, y in enumerate(self.loop.yield_op.operands)] + \
+            [mapping.get(a, a)] + earlier
 
 
 def _used_by_others(op: ir.Operation, moved: set) -> bool:

@@ -46,6 +46,7 @@ from tilec.analysis.registers import WARPGROUP
 from tilec.dialects import tilegpu
 from tilec.dialects.tilegpu import ASYNC_ATTR
 from tilec.passbase import Pass, module_num_warps, register, require_layouts
+from tilec.passes.overlap_dots import VIEWS_AND_CONSTANTS
 from tilec.passes.warp_specialize import consumer_loops
 
 
@@ -58,9 +59,6 @@ def _taking_turns(loop: ir.Operation) -> bool:
     """Whether the loop's body has turns already (the pass ran before)."""
     return any(op.operation.name == "tilegpu.warpgroup_turn_wait"
                for op in loop.regions[0].blocks[0].operations)
-
-
-_BETWEEN = ("tilegpu.memdesc_subview", "tilegpu.memdesc_trans", "arith.constant")
 
 
 def _groups(loop: ir.Operation) -> list[list[ir.Operation]]:
@@ -76,7 +74,7 @@ def _groups(loop: ir.Operation) -> list[list[ir.Operation]]:
             else:
                 current = [op]
                 groups.append(current)
-        elif op.name not in _BETWEEN:
+        elif op.name not in VIEWS_AND_CONSTANTS:
             current = None
     return groups
 
