@@ -272,9 +272,10 @@ class Case:
 
             def desc(x, rows):
                 return descriptor.from_tensor(x.view(bh * seq, d), [rows, d])
-            descs = (desc(q, config.block_m), desc(k, config.block_n), desc(v, config.block_n))
+            descs = (desc(q, config.block_m), desc(k, config.block_n), desc(v, config.block_n),
+                     desc(self.out, config.block_m))
             return lambda: [fwd[(seq // config.block_m, bh)](
-                *descs, desc(self.out, config.block_m), self.lse, self.scale, seq, HEAD_DIM=d,
+                *descs, self.lse, self.scale, seq, HEAD_DIM=d,
                 BLOCK_M=config.block_m, BLOCK_N=config.block_n, CAUSAL=causal,
                 WARP_SPECIALIZE=config.warp_specialize, **options)]
         if self.which == "fwd":
