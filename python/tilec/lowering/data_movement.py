@@ -15,10 +15,12 @@ vectorised store), moves vectors instead, unpadded and swizzled (`_convert_in_ve
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 from mlir import ir
 from mlir.dialects import arith, llvm, nvvm
 
+from tilec.analysis.banks import ideal_wavefronts, swizzled_offset, wavefronts
 from tilec.analysis.layouts import LinearLayout, register_run, to_linear
 from tilec.analysis.shared_memory import (BANK_ROW_BYTES, numel, pad_shift, padded_slots,
                                           storage_bytes)
@@ -121,11 +123,11 @@ def stmatrix_addresses(linear: LinearLayout, size: int) -> LinearLayout | None:
 
 
 def _vector_widths(src_layout, dst_layout, shape, element: ir.Type, stmatrix: bool):
-    """(write width, read width, unit, stmatrix addresses) in elements for a conversion both
+    """(write width, read width, chunk, stmatrix addresses) in elements for a conversion both
     of whose layouts hold runs of at least two elements along the last dimension, with rows of
     at least 128 bytes; None when the padded element-wise path is the one to take. Where
     `stmatrix` is allowed and the source holds its fragments (stmatrix_addresses), writes are
-    stmatrix.x4, 16 bytes a matrix row, and the unit is 16 bytes."""
+    stmatrix.x4, 16 bytes a matrix row. The chunk the swizzle moves is `_chunk`'s."""
     if memory_type(element) != element or not shape:
         return None
     size = storage_bytes(element)
@@ -133,20 +135,67 @@ def _vector_widths(src_layout, dst_layout, shape, element: ir.Type, stmatrix: bo
     if columns * size < BANK_ROW_BYTES:
         return None
     source = to_linear(src_layout, tuple(shape))
+    dest = to_linear(dst_layout, tuple(shape))
     write = _aligned_run(source)
-    read = _aligned_run(to_linear(dst_layout, tuple(shape)))
+    read = _aligned_run(dest)
     addresses = stmatrix_addresses(source, size) if stmatrix else None
     if addresses is not None and read >= 2 and columns % 8 == 0:
-        return 8, min(read, 8), 8, addresses
-    unit = min(max(write, read), max(16 // size, 1))
-    write, read = min(write, unit), min(read, unit)
-    if write < 2 or read < 2 or columns % unit:
-        return None
-    return write, read, unit, None
+        write, read, unit = 8, min(read, 8), 8
+    else:
+        addresses = None
+        unit = min(max(write, read), max(16 // size, 1))
+        write, read = min(write, unit), min(read, unit)
+        if write < 2 or read < 2 or columns % unit:
+            return None
+    return write, read, _chunk(source, dest, tuple(shape), size, write, read, unit,
+                               addresses), addresses
+
+
+@cache
+def _chunk(source: LinearLayout, dest: LinearLayout, shape: tuple[int, ...], size: int,
+           write: int, read: int, unit: int, addresses: LinearLayout | None) -> int:
+    """The chunk (elements) the vector conversion's swizzle XORs by the row: the vector
+    `unit` (at most 16 bytes), or a multiple of it up to a 128-byte line where the bank model
+    (analysis/banks.py) counts fewer wavefronts for warp 0's writes and reads. The unit is
+    right where the rows a write phase covers (its lanes' rows: 8 for 16-byte stores) fill a
+    chunk each; wider chunks serve writes narrower than the unit: a wgmma accumulator of fp32
+    stores 8 bytes a lane, 4 lanes 32 bytes of a row, so a half-warp writes 4 rows of 32
+    bytes, which 16-byte chunks put in the same 4 chunk pairs of a line twice over (2
+    wavefronts a phase), 32-byte ones in the line's 4 different chunks."""
+    columns = shape[-1]
+    lead = strides(shape[:-1])
+
+    def accesses(linear: LinearLayout, step: int, elements: int, chunk: int, phases: int):
+        """Wavefronts of warp 0's accesses of `elements` a lane at registers 0, step, ..."""
+        count = 0
+        for reg in range(0, linear.num_registers, step):
+            offsets = []
+            for lane in range(32):
+                coords = linear.coords(reg, lane, 0)
+                row = sum(c * s for c, s in zip(coords[:-1], lead))
+                offsets.append(swizzled_offset(row, coords[-1], columns, chunk, phases) * size)
+            count += wavefronts(offsets, elements * size)
+        return count
+
+    # stmatrix: each lane gives one 16-byte row address a register of `addresses`
+    writes = (source, write, write) if addresses is None else (addresses, 1, 16 // size)
+    ideal = sum(ideal_wavefronts(32, elements * size) * (linear.num_registers // step)
+                for linear, step, elements in (writes, (dest, read, read)))
+    best, fewest = unit, None
+    chunk = unit
+    while chunk * size <= BANK_ROW_BYTES and columns % chunk == 0:
+        phases = min(BANK_ROW_BYTES // (chunk * size), columns // chunk)
+        cost = accesses(*writes, chunk, phases) + accesses(dest, read, read, chunk, phases)
+        if fewest is None or cost < fewest:
+            best, fewest = chunk, cost
+        if cost <= ideal:
+            break
+        chunk *= 2
+    return best
 
 
 def _convert_in_vectors(ctx: Lowering, src: Distributed, layout, shape, element: ir.Type,
-                        write: int, read: int, unit: int,
+                        write: int, read: int, chunk: int,
                         addresses: LinearLayout | None) -> Distributed:
     """A conversion through shared memory in vectors: each thread stores runs of `write`
     elements (or, given stmatrix `addresses`, its registers eight at a time with stmatrix.x4:
@@ -157,9 +206,9 @@ def _convert_in_vectors(ctx: Lowering, src: Distributed, layout, shape, element:
     no padding breaks the vectors' alignment."""
     size = storage_bytes(element)
     columns = shape[-1]
-    # A [rows, columns] tile with one-unit vectors, the phase changing every row over the units
-    # of a 128-byte line: shared.element_offset's swizzle.
-    swizzle = SharedLayout(unit, 1, BANK_ROW_BYTES // (unit * size), (1, 0))
+    # A [rows, columns] tile whose chunks are XOR-ed by the row over the chunks of a 128-byte
+    # line: shared_buffer.element_offset's swizzle (banks.swizzled_offset).
+    swizzle = SharedLayout(chunk, 1, BANK_ROW_BYTES // (chunk * size), (1, 0))
     tile = SharedBuffer(ctx.scratch(padded_slots(numel(shape), size) * size),
                         MemDesc((numel(shape) // columns, columns), str(element), swizzle),
                         element)

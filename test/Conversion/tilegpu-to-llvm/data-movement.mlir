@@ -109,6 +109,41 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 
 // -----
 
+// An fp32 accumulator goes in vectors too, but its pairs (8 bytes a lane, 4 lanes a row: 32
+// bytes) are narrower than the 16-byte loads: with the 16-byte chunks XORed by row & 7, the
+// 4 rows of a half-warp's store would share 2 chunk pairs of a line (2 wavefronts where 1
+// serves). The bank model picks 32-byte chunks instead: column / 8 XORed with row & 3 (the
+// column's low 3 bits kept: & 7); 16 pairs stored (8 bytes), 8 vectors of 4 loaded (16 bytes).
+// CHECK-LABEL: gpu.func @convert_fp32_in_vectors
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.constant 7 : i32
+// CHECK-NEXT: arith.andi {{%.*}}, {{%c7_i32[_0-9]*}} : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: [[ROW:%.*]] = arith.shrui
+// CHECK-NEXT: arith.constant 3 : i32
+// CHECK-NEXT: [[PHASE:%.*]] = arith.andi [[ROW]], {{%c3_i32[_0-9]*}} : i32
+// CHECK-NEXT: arith.xori {{%.*}}, [[PHASE]] : i32
+// CHECK: llvm.store {{%.*}}, {{%.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-COUNT-15: llvm.store {{%.*}}, {{%.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK-COUNT-8: llvm.load {{%.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-NOT: llvm.load {{.*}} !llvm.ptr<3>
+// CHECK-NOT: llvm.store {{.*}} !llvm.ptr<3>
+// CHECK: gpu.return
+#mma = #tilegpu.mma<[2, 0], [2, 2], [16, 8]>
+#v = #tilegpu.blocked<[1, 4], [2, 16], [4, 1], [1, 0]>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32, tilegpu.target = "cuda:80"} {
+  func.func @convert_fp32_in_vectors(%x: f32, %p: !tile.ptr<f32, 1 : i32>) {
+    %acc = "tile.splat"(%x) : (f32) -> tensor<64x64xf32, #mma>
+    %b = "tilegpu.convert_layout"(%acc) : (tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #v>
+    %out = "tile.splat"(%p) : (!tile.ptr<f32, 1 : i32>) -> tensor<64x64x!tile.ptr<f32, 1 : i32>, #v>
+    "tile.store"(%out, %b) {cache = "none", evict = "evict_normal"} : (tensor<64x64x!tile.ptr<f32, 1 : i32>, #v>, tensor<64x64xf32, #v>) -> ()
+    return
+  }
+}
+
+// -----
+
 // On sm_90 the same conversion writes with stmatrix: the mma layout holds 8x8 matrices of fp16
 // as stmatrix takes them (register bit 0 and lane bits 0-1 along the columns), so each thread
 // stores its 16 pairs as 4 stmatrix.x4 (each lane giving the address of one 16-byte matrix row,
