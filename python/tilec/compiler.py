@@ -45,6 +45,7 @@ from tilec.analysis.wgmma import tma_box
 from tilec.language.dtypes import dtype, parse_type, tensormap_type
 from tilec.passes.tilegpu_to_llvm import producer_warps
 from tilec.passmanager import PipelineOptions, parse_pipeline, run_pipeline
+from tilec.ptx_offsets import keep_copy_offsets
 from tilec.runtime import leaves, nest
 from tilec.reproducer import pipeline_reproducer, ptxas_reproducer
 from tilec.toolchain import (PtxasError, ToolchainError, assemble, find_libdevice, find_ptxas,
@@ -374,8 +375,8 @@ def _compile(fn: JITFunction, key: tuple, options: CompileOptions, stop_after: s
             passes = passes.replace(f"features={PTX_FEATURES}", f"features={PTX_TENSORMAP}")
         _run_stage(module, stage.name, f"builtin.module({passes})", fn)
         if stage.name == "ptx":
-            asm["ptx"] = limit_registers(ptx_from_gpu_binary(module.operation.get_asm()),
-                                         options.maxnreg)
+            ptx = keep_copy_offsets(ptx_from_gpu_binary(module.operation.get_asm()))
+            asm["ptx"] = limit_registers(ptx, options.maxnreg)
         else:
             asm[stage.name] = module.operation.get_asm(enable_debug_info=True)
         if stage.name == "tile":
