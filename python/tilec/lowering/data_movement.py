@@ -160,8 +160,8 @@ def _chunk(source: LinearLayout, dest: LinearLayout, shape: tuple[int, ...], siz
     right where the rows a write phase covers (its lanes' rows: 8 for 16-byte stores) fill a
     chunk each; wider chunks serve writes narrower than the unit: a wgmma accumulator of fp32
     stores 8 bytes a lane, 4 lanes 32 bytes of a row, so a half-warp writes 4 rows of 32
-    bytes, which 16-byte chunks put in the same 4 chunk pairs of a line twice over (2
-    wavefronts a phase), 32-byte ones in the line's 4 different chunks."""
+    bytes, which 16-byte chunks XOR-ed by the row put in 2 pairs of chunks of a line, each
+    pair twice (2 wavefronts a phase), 32-byte ones in the line's 4 different chunks."""
     columns = shape[-1]
     lead = strides(shape[:-1])
 
