@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from mlir import ir
 
-from tilec.analysis.banks import ideal_wavefronts, swizzled_offset, wavefronts
+from tilec.analysis.banks import ideal_wavefronts, swizzled_offset, warp_wavefronts, wavefronts
 from tilec.analysis.layouts import to_linear
 from tilec.dialects import tilegpu as tg
 from tilec.lowering.data_movement import _vector_widths
@@ -51,13 +51,8 @@ CONVERSIONS = [
 
 def _accesses(linear, step, elements, size, columns, chunk, phases):
     """(wavefronts, ideal) of warp 0's accesses of `elements` a lane at registers 0, step, ..."""
-    total = ideal = 0
-    for reg in range(0, linear.num_registers, step):
-        offsets = [swizzled_offset(*linear.coords(reg, lane, 0), columns, chunk, phases) * size
-                   for lane in range(32)]
-        total += wavefronts(offsets, elements * size)
-        ideal += ideal_wavefronts(32, elements * size)
-    return total, ideal
+    return warp_wavefronts(linear, step, elements, size,
+                           lambda coords: swizzled_offset(*coords, columns, chunk, phases))
 
 
 @pytest.mark.parametrize("src, dst, shape, element", CONVERSIONS, ids=lambda v: str(v))

@@ -13,7 +13,7 @@ a 128-byte line) with a count over the layouts' actual addresses.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 BANKS = 32
 WORD_BYTES = 4
@@ -41,6 +41,19 @@ def ideal_wavefronts(lanes: int, width: int) -> int:
     phase."""
     per_phase = max(WAVEFRONT_BYTES // max(width, WORD_BYTES), 1)
     return -(-lanes // per_phase)
+
+
+def warp_wavefronts(linear, step: int, elements: int, size: int,
+                    offset: Callable[[tuple[int, ...]], int]) -> tuple[int, int]:
+    """(wavefronts, ideal) of warp 0's accesses of `elements` elements of `size` bytes a lane
+    at registers 0, step, 2 step, ... of `linear` (a LinearLayout), each lane's at the element
+    offset `offset` gives its coordinate."""
+    total = ideal = 0
+    for reg in range(0, linear.num_registers, step):
+        total += wavefronts((offset(linear.coords(reg, lane, 0)) * size for lane in range(32)),
+                            elements * size)
+        ideal += ideal_wavefronts(32, elements * size)
+    return total, ideal
 
 
 def swizzled_offset(row: int, column: int, columns: int, vec: int, phases: int) -> int:

@@ -20,7 +20,7 @@ from functools import cache
 from mlir import ir
 from mlir.dialects import arith, llvm, nvvm
 
-from tilec.analysis.banks import ideal_wavefronts, swizzled_offset, wavefronts
+from tilec.analysis.banks import swizzled_offset, warp_wavefronts
 from tilec.analysis.layouts import LinearLayout, register_run, to_linear
 from tilec.analysis.shared_memory import (BANK_ROW_BYTES, numel, pad_shift, padded_slots,
                                           storage_bytes)
@@ -164,31 +164,23 @@ def _chunk(source: LinearLayout, dest: LinearLayout, shape: tuple[int, ...], siz
     pair twice (2 wavefronts a phase), 32-byte ones in the line's 4 different chunks."""
     columns = shape[-1]
     lead = strides(shape[:-1])
-
-    def accesses(linear: LinearLayout, step: int, elements: int, chunk: int, phases: int):
-        """Wavefronts of warp 0's accesses of `elements` a lane at registers 0, step, ..."""
-        count = 0
-        for reg in range(0, linear.num_registers, step):
-            offsets = []
-            for lane in range(32):
-                coords = linear.coords(reg, lane, 0)
-                row = sum(c * s for c, s in zip(coords[:-1], lead))
-                offsets.append(swizzled_offset(row, coords[-1], columns, chunk, phases) * size)
-            count += wavefronts(offsets, elements * size)
-        return count
-
     # stmatrix: each lane gives one 16-byte row address a register of `addresses`
     writes = (source, write, write) if addresses is None else (addresses, 1, 16 // size)
-    ideal = sum(ideal_wavefronts(32, elements * size) * (linear.num_registers // step)
-                for linear, step, elements in (writes, (dest, read, read)))
+
+    def offset(coords):  # the element offset of `coords` with the chunk under trial
+        row = sum(c * s for c, s in zip(coords[:-1], lead))
+        return swizzled_offset(row, coords[-1], columns, chunk, phases)
+
     best, fewest = unit, None
     chunk = unit
     while chunk * size <= BANK_ROW_BYTES and columns % chunk == 0:
         phases = min(BANK_ROW_BYTES // (chunk * size), columns // chunk)
-        cost = accesses(*writes, chunk, phases) + accesses(dest, read, read, chunk, phases)
+        stores, stores_ideal = warp_wavefronts(*writes, size, offset)
+        loads, loads_ideal = warp_wavefronts(dest, read, read, size, offset)
+        cost = stores + loads
         if fewest is None or cost < fewest:
             best, fewest = chunk, cost
-        if cost <= ideal:
+        if cost <= stores_ideal + loads_ideal:
             break
         chunk *= 2
     return best
