@@ -24,6 +24,7 @@ from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR, memdesc_bytes
 from tilec.passbase import (NUM_WARPS, TARGET, THREADS_PER_WARP, enclosing, module_num_warps,
                              split_side)
 from tilec.dialects import tile
+from tilec.language.core import MAX_NUM_STAGES
 from tilec.dialects.params import split_parameters
 from tilec.dialects.tilegpu import (BlockedLayout, DotOperandLayout, MemDesc, MmaLayout,
                                     NvmmaSharedLayout, SharedLayout, SliceLayout, layout_from_attr)
@@ -634,6 +635,20 @@ def _warp_specialize(op) -> str | None:
     return None
 
 
+def _loop_hints(op) -> str | None:
+    """What tl.range asks of an scf.for: `tile.num_stages` an integer from 0 to
+    MAX_NUM_STAGES, `tile.warp_specialize` 0 or 1."""
+    for name, low, high in (("tile.num_stages", 0, MAX_NUM_STAGES),
+                            ("tile.warp_specialize", 0, 1)):
+        if name not in op.attributes:
+            continue
+        attr = op.attributes[name]
+        if not isinstance(attr, ir.IntegerAttr) or isinstance(attr, ir.BoolAttr) or \
+                not low <= ir.IntegerAttr(attr).value <= high:
+            return f"{name} must be an integer from {low} to {high}, got {attr}"
+    return None
+
+
 def _warpgroup_turn(op) -> str | None:
     """In a warp_specialize's consumer region, whose num_warps make two or more warpgroups;
     `warpgroup` -1 or one of them."""
@@ -707,6 +722,7 @@ RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tilegpu.tma_store_wait": _tma_store_wait, "tile.make_tensormap": _make_tensormap,
     "tile.tma_reduce": _tma_reduce, "tilegpu.async_tma_reduce": _tma_reduce_copy,
     "tilegpu.warpgroup_turn_wait": _warpgroup_turn, "tilegpu.warpgroup_turn_pass": _warpgroup_turn,
+    "scf.for": _loop_hints,
 }
 
 

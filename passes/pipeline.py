@@ -87,6 +87,7 @@ from tilec.analysis.op_facts import is_pure
 from tilec.analysis.shared_memory import FREE_SLOT_ATTR, copy_width, memdesc_bytes, shared_limit
 from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import ASYNC_ATTR, MemDesc
+from tilec.language.core import MAX_NUM_STAGES
 from tilec.passbase import (Option, Pass, enclosing, ops_in, register, require_layouts,
                             target_arch)
 from tilec.passes.allocate_shared_memory import shared_bytes
@@ -1002,7 +1003,7 @@ def loop_stages(loop: ir.Operation, default: int) -> int:
 
 
 NUM_STAGES = Option("num-stages", int, 3, "tiles in flight per pipelined load",
-                    lambda v: 0 <= v <= 32, "from 0 to 32")
+                    lambda v: 0 <= v <= MAX_NUM_STAGES, f"from 0 to {MAX_NUM_STAGES}")
 
 
 def _barrier_slot(ring: ir.Value, slot: ir.Value) -> ir.Value:

@@ -38,7 +38,7 @@ from tilec.frontend.builder import COMPILER as MLIR_BUILDER
 from tilec.frontend.codegen import CodeGenerator
 from tilec.kernel import JITFunction, jit_function_of
 from tilec.language.block_pointer import tensor_descriptor
-from tilec.language.core import SemanticError, tensor
+from tilec.language.core import MAX_NUM_STAGES, SemanticError, tensor
 from tilec import remote_cache, tma
 from tilec.analysis.shared_memory import shared_limit
 from tilec.analysis.wgmma import tma_box
@@ -76,8 +76,9 @@ class CompileOptions:
     def __post_init__(self):
         if self.num_warps <= 0 or self.num_warps & (self.num_warps - 1):
             raise OptionError(f"num_warps must be a power of 2, got {self.num_warps}")
-        if self.num_stages < 1:
-            raise ValueError(f"num_stages must be at least 1, got {self.num_stages}")
+        if not 1 <= self.num_stages <= MAX_NUM_STAGES:
+            raise OptionError(f"num_stages must be from 1 to {MAX_NUM_STAGES}, got "
+                              f"{self.num_stages}")
         if self.maxnreg is not None and (not isinstance(self.maxnreg, int) or
                                          isinstance(self.maxnreg, bool) or
                                          not 16 <= self.maxnreg <= 255):

@@ -2464,3 +2464,28 @@ func.func @tma_reduce_element(%map: !llvm.ptr, %x: tensor<64x128xi8>, %o: i32) {
   "tile.tma_reduce"(%map, %x, %o, %o) {swizzle = 128 : i32, kind = "add"} : (!llvm.ptr, tensor<64x128xi8>, i32, i32) -> ()
   return
 }
+
+// -----
+
+// tl.range's pipelining depth: 0 to 32 stages (a deeper one would build a ring of that many
+// tiles: 2^31 of them hung tilegpu-pipeline).
+func.func @num_stages_out_of_range(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error@+1 {{'scf.for' op tile.num_stages must be an integer from 0 to 32, got 2147483647 : i32}}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {tile.num_stages = 2147483647 : i32}
+  return
+}
+
+// -----
+
+// tl.range's warp_specialize: 0 (forbidden) or 1 (asked for), an integer.
+func.func @warp_specialize_not_0_or_1(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error@+1 {{'scf.for' op tile.warp_specialize must be an integer from 0 to 1, got true}}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {tile.warp_specialize = true}
+  return
+}

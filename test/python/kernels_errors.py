@@ -121,6 +121,13 @@ def k_loop_carried_type(x_ptr, n):
 
 
 @tilec.jit
+def k_range_num_stages(x_ptr, n):
+    offs = tl.arange(0, 16)
+    for i in tl.range(n, num_stages=1000):  # ERR
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1)
+
+
+@tilec.jit
 def k_missing_constexpr(x_ptr, BLOCK: tl.constexpr):  # ERR
     offs = tl.arange(0, BLOCK)
     tl.store(x_ptr + offs, 1.0)

@@ -94,6 +94,7 @@ CASES = [
     ("k_load_non_pointer", "tl.load", r"tl\.load needs a pointer.*int32"),
     ("k_store_wrong_shape", "tl.store", r"tl\.store.*\[32\].*\[16\]"),
     ("k_loop_carried_type", "for", r"'acc'.*changes type.*int32.*float32"),
+    ("k_range_num_stages", "tl.range", r"num_stages must be an integer from 0 to 32, got 1000"),
     ("k_undefined_name", "not_defined_anywhere", r"'not_defined_anywhere' is not defined"),
     ("k_kernel_return_in_loop", "return", r"`return` inside a loop"),
     ("k_expand_dims_bad_axis", "tl.expand_dims", r"invalid axis 2 for a result of rank 2"),

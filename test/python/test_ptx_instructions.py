@@ -73,6 +73,15 @@ def test_num_warps_not_a_power_of_two_is_an_error_of_both_kinds_triton_code_catc
         assert isinstance(raised.value, ValueError) and isinstance(raised.value, AssertionError)
 
 
+def test_num_stages_beyond_the_deepest_pipeline_is_an_option_error():
+    """num_stages 1 to 32: a deeper ring was not refused before tilegpu-pipeline tried to
+    build it (a loop's 2^31 stages hung it)."""
+    from tilec.compiler import OptionError
+    for bad in (0, 33, 2**31 - 1):
+        with pytest.raises(OptionError, match="num_stages must be from 1 to 32"):
+            tilec.compile(G.double_in_place, signature={"x_ptr": "*fp32"}, num_stages=bad)
+
+
 def test_a_scalar_store_is_predicated_on_thread_zero():
     ptx = _ptx(G.double_in_place, {"x_ptr": "*fp32"})
     assert ptx.count("st.global") == 1

@@ -13,7 +13,8 @@ import sys
 
 from tilec.language import block_pointer, memory, reductions, semantic, shapes
 from tilec.language.builder import current as _builder
-from tilec.language.core import RangeSpec, SemanticError, builtin, tensor, unwrap
+from tilec.language.core import (MAX_NUM_STAGES, RangeSpec, SemanticError, builtin, tensor,
+                                 unwrap)
 
 # The library (standard.py, random.py) writes `tl.uint32`, `tl.constexpr`: as `tl`, this module
 # carries the names of the types too.
@@ -604,7 +605,12 @@ def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
     start, end = (0, arg1) if arg2 is None else (arg1, arg2)
     attrs = {}
     if num_stages is not None:
-        attrs["num_stages"] = const_value(num_stages, "num_stages")
+        stages = const_value(num_stages, "num_stages")
+        if not isinstance(stages, int) or isinstance(stages, bool) or \
+                not 0 <= stages <= MAX_NUM_STAGES:
+            raise SemanticError(f"tl.range: num_stages must be an integer from 0 to "
+                                f"{MAX_NUM_STAGES}, got {stages!r}")
+        attrs["num_stages"] = stages
     if warp_specialize is not None and unwrap(warp_specialize) is not None:
         attrs["warp_specialize"] = int(bool(const_value(warp_specialize, "warp_specialize")))
     if loop_unroll_factor is not None:

@@ -142,6 +142,11 @@ def is_language_function(fn) -> bool:
     return getattr(fn, LANGUAGE_FUNCTION, False)
 
 
+# The deepest software pipeline tilec builds (a ring of that many tiles in shared memory):
+# `tl.range(..., num_stages=)` takes 0 to this many stages, the num_stages option 1 to it.
+MAX_NUM_STAGES = 32
+
+
 @dataclass
 class RangeSpec:
     """`range`/`tl.range`/`tl.static_range` as a kernel iterates over it: the frontend builds
