@@ -9,6 +9,7 @@ softmax, rand, ...) are in standard.py and random.py, which use these.
 """
 from __future__ import annotations
 
+import numbers
 import sys
 
 from tilec.language import block_pointer, memory, reductions, semantic, shapes
@@ -606,11 +607,11 @@ def range(arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
     attrs = {}
     if num_stages is not None:
         stages = const_value(num_stages, "num_stages")
-        if not isinstance(stages, int) or isinstance(stages, bool) or \
+        if not isinstance(stages, numbers.Integral) or isinstance(stages, bool) or \
                 not 0 <= stages <= MAX_NUM_STAGES:
             raise SemanticError(f"tl.range: num_stages must be an integer from 0 to "
                                 f"{MAX_NUM_STAGES}, got {stages!r}")
-        attrs["num_stages"] = stages
+        attrs["num_stages"] = int(stages)
     if warp_specialize is not None and unwrap(warp_specialize) is not None:
         attrs["warp_specialize"] = int(bool(const_value(warp_specialize, "warp_specialize")))
     if loop_unroll_factor is not None:
