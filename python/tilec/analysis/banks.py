@@ -20,11 +20,16 @@ WORD_BYTES = 4
 WAVEFRONT_BYTES = BANKS * WORD_BYTES
 
 
+def lanes_per_phase(width: int) -> int:
+    """The lanes a phase of an access of `width` bytes a lane serves (128 bytes' worth)."""
+    return max(WAVEFRONT_BYTES // max(width, WORD_BYTES), 1)
+
+
 def wavefronts(addresses: Iterable[int], width: int) -> int:
     """Wavefronts of one warp's access of `width` bytes at each lane's byte address (lane
     order; an access no lane makes is left out of `addresses`)."""
     addresses = list(addresses)
-    per_phase = max(WAVEFRONT_BYTES // max(width, WORD_BYTES), 1)
+    per_phase = lanes_per_phase(width)
     total = 0
     for start in range(0, len(addresses), per_phase):
         words: dict[int, set[int]] = {}
@@ -39,8 +44,7 @@ def wavefronts(addresses: Iterable[int], width: int) -> int:
 def ideal_wavefronts(lanes: int, width: int) -> int:
     """Wavefronts of an access of `width` bytes by `lanes` lanes with no conflict: one per
     phase."""
-    per_phase = max(WAVEFRONT_BYTES // max(width, WORD_BYTES), 1)
-    return -(-lanes // per_phase)
+    return -(-lanes // lanes_per_phase(width))
 
 
 def warp_wavefronts(linear, step: int, elements: int, size: int,
