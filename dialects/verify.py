@@ -21,8 +21,8 @@ from mlir import ir
 from tilec.diagnostics import Diagnostic, DiagnosticError, file_line_col
 from tilec.analysis.registers import WARPGROUP, check_division
 from tilec.analysis.shared_memory import BYTES_ATTR, OFFSET_ATTR, memdesc_bytes
-from tilec.passbase import (NUM_WARPS, TARGET, THREADS_PER_WARP, enclosing, module_num_warps,
-                             split_side)
+from tilec.passbase import (NUM_CTAS, NUM_WARPS, TARGET, THREADS_PER_WARP, enclosing,
+                             module_num_warps, split_side)
 from tilec.dialects import tile
 from tilec.language.core import MAX_NUM_STAGES
 from tilec.dialects.params import split_parameters
@@ -821,6 +821,7 @@ def _module_facts(module: ir.Operation) -> _Module:
         valid, expected = TARGET
         if not isinstance(target, ir.StringAttr) or not valid(target.value):
             raise ValueError(f"tilegpu.target must be {expected}, got {target}")
+    read("tilegpu.num_ctas", NUM_CTAS)  # checked: the lowering makes clusters of that size
     return _Module(read("tilegpu.num_warps", NUM_WARPS),
                    read("tilegpu.threads_per_warp", THREADS_PER_WARP))
 

@@ -7,7 +7,8 @@ layout, a reduction's result is the slice of its operand's, `tile.broadcast` kee
 operand's layout and `tile.gather`'s index has its result's layout. Where the default would
 break such a relation a `tilegpu.convert_layout` is inserted; tilegpu-remove-layout-conversions
 removes most of them later. The module records `tilegpu.num_warps`, `tilegpu.threads_per_warp`
-and `tilegpu.target`.
+and `tilegpu.target`, and `tilegpu.num_ctas` when `num-ctas` is above 1 (each program a thread
+block cluster of that many CTAs: see convert-tilegpu-to-llvm).
 
 A `tile.tma_load` gets its shared layout here too: it becomes a TMA copy into a buffer in the
 `nvmma_shared` layout of its swizzle (the layout TMA writes and wgmma reads), completed on an
@@ -35,8 +36,8 @@ from tilec.analysis.layouts import default_blocked
 from tilec.dialects import tilegpu
 from tilec.dialects import tile
 from tilec.dialects.tilegpu import MemDesc, NvmmaSharedLayout, SliceLayout
-from tilec.passbase import (NUM_WARPS, TARGET, THREADS_PER_WARP, Option, Pass, op_with_tensor,
-                            ops_in, register)
+from tilec.passbase import (NUM_CTAS, NUM_WARPS, TARGET, THREADS_PER_WARP, Option, Pass,
+                            op_with_tensor, ops_in, register)
 
 
 def _i32(value: int) -> ir.Attribute:
@@ -178,6 +179,8 @@ class ConvertTileToTileGPU(Pass):
     summary = "Give every tensor a layout (default blocked layouts from num-warps)"
     options = (
         Option("num-warps", int, 4, "warps per program instance", *NUM_WARPS),
+        Option("num-ctas", int, 1, "CTAs per program instance (a thread block cluster)",
+               *NUM_CTAS),
         Option("threads-per-warp", int, 32, "threads per warp", *THREADS_PER_WARP),
         Option("target", str, "cuda:90", "the target the module is compiled for", *TARGET),
     )
@@ -187,6 +190,8 @@ class ConvertTileToTileGPU(Pass):
         _Assigner(self.num_warps, self.threads_per_warp).run(module)
         module.attributes["tilegpu.num_warps"] = _i32(self.num_warps)
         module.attributes["tilegpu.threads_per_warp"] = _i32(self.threads_per_warp)
+        if self.num_ctas > 1:
+            module.attributes["tilegpu.num_ctas"] = _i32(self.num_ctas)
         module.attributes["tilegpu.target"] = ir.StringAttr.get(self.target)
 
     def require_tile_ir(self, module: ir.Operation) -> None:

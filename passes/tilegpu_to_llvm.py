@@ -11,6 +11,13 @@ memory take the offsets that pass gave them; the barriers between them are tileg
 one is reported at its location. Its lit tests are in test/Conversion/tilegpu-to-llvm/, one file
 per module of python/tilec/lowering/ (`frame.mlir` for the kernel's frame and thread ids).
 
+A module with `tilegpu.num_ctas` N above 1 (each program a thread block cluster of N CTAs, on
+sm_90) gets gpu.funcs with `nvvm.cluster_dim = array<i32: N, 1, 1>` (PTX `.reqnctapercluster`:
+an ordinary launch of N times as many CTAs along x makes the clusters), `tile.program_id` and
+`tile.num_programs` read the cluster's id and count (`gpu.cluster_id`, `gpu.cluster_dim`), and
+the entry branches on `%cluster_ctarank`: the first CTA of each cluster runs the program, the
+others return at once (no pass splits a program's work across its CTAs yet).
+
 With `enable-fp-fusion=true` (what the compiler passes unless a launch says
 `enable_fp_fusion=False`, as in Triton) every float `arith.mulf`, `addf`, `subf` and `negf` of the
 kernel is marked `contract`, so LLVM may fuse a multiply and the add or subtract of its product
@@ -27,12 +34,13 @@ from __future__ import annotations
 import re
 
 from mlir import ir
+from mlir.dialects import arith, cf, gpu
 
 from tilec.analysis.axis_info import analyze
 from tilec.lowering import Lowering, LoweringError
 from tilec.lowering.context import value_type
-from tilec.passbase import (Option, Pass, module_num_warps, register, require_layouts,
-                             target_arch)
+from tilec.passbase import (Option, Pass, module_num_ctas, module_num_warps, register,
+                             require_layouts, target_arch)
 from tilec.passes.tensormap_params import TENSORMAPS_ATTR
 
 # The float ops whose `contract` flag lets LLVM fuse a multiply with an add or subtract of it.
@@ -65,18 +73,43 @@ def producer_warps(func_op: ir.Operation) -> int:
 
 
 def _kernel_module_text(name: str, arg_types: list[ir.Type], threads: int,
-                        where: ir.Location, one_per_sm: bool = False) -> str:
+                        where: ir.Location, one_per_sm: bool = False, num_ctas: int = 1) -> str:
     """The kernel's frame, at the kernel's own location (diagnostics about the gpu.func, the
     module or its return point to the user's `def`, not to this text)."""
     args = ", ".join(f"%arg{i}: {t} {where}" for i, t in enumerate(arg_types))
     # setmaxnreg needs ptxas to know the block size and that one program runs per SM
     minimum = ", nvvm.minctasm = 1 : i32" if one_per_sm else ""
+    if num_ctas > 1:  # .reqnctapercluster: a plain launch makes clusters of num_ctas CTAs
+        minimum += f", nvvm.cluster_dim = array<i32: {num_ctas}, 1, 1>"
     return (f"gpu.module @kernels {{\n"
             f"  llvm.mlir.global external @global_smem() {{addr_space = 3 : i32, "
             f"alignment = 1024 : i64}} : !llvm.array<0 x i8> {where}\n"
             f"  gpu.func @{name}({args}) kernel attributes "
             f"{{known_block_size = array<i32: {threads}, 1, 1>{minimum}}} {{\n"
             f"    gpu.return {where}\n  }} {where}\n}} {where}")
+
+
+def _first_cta_only(entry: ir.Block, gpu_return: ir.Operation,
+                    where: ir.Location) -> ir.Operation:
+    """Make the kernel's code run in the first CTA of each cluster only: the entry block
+    branches on %cluster_ctarank to a new block holding `gpu_return` (the kernel's code goes
+    before what this returns) or, in the cluster's other CTAs, to a return. A program whose
+    work is not split across its CTAs runs whole in one of them (once, as its stores and
+    atomics must be)."""
+    body = entry.create_after()
+    leave = body.create_after()
+    with where:
+        with ir.InsertionPoint(leave):
+            gpu.ReturnOp([])
+        with ir.InsertionPoint(body):
+            kept = gpu.ReturnOp([])
+        gpu_return.erase()
+        with ir.InsertionPoint(entry):
+            i32 = ir.IntegerType.get_signless(32)
+            rank = ir.Operation.create("nvvm.read.ptx.sreg.cluster.ctarank", results=[i32]).result
+            first = arith.cmpi(arith.CmpIPredicate.eq, rank, arith.constant(i32, 0))
+            cf.CondBranchOp(first, [], [], body, leave)
+    return kept.operation
 
 
 @register
@@ -93,6 +126,7 @@ class ConvertTileGPUToLLVM(Pass):
         threads_per_warp = ir.IntegerAttr(attrs["tilegpu.threads_per_warp"]).value \
             if "tilegpu.threads_per_warp" in attrs else 32
         arch = target_arch(module)
+        self.num_ctas = module_num_ctas(module)
         body = module.regions[0].blocks[0]
         kernels = [op.operation for op in body.operations if op.operation.name == "func.func"]
         gpu_module = None
@@ -124,7 +158,8 @@ class ConvertTileGPUToLLVM(Pass):
         with func_op.location:
             parsed = ir.Operation.parse(
                 _kernel_module_text(name, arg_types, (num_warps + extra) * threads_per_warp,
-                                    func_op.location, one_per_sm=extra > 0))
+                                    func_op.location, one_per_sm=extra > 0,
+                                    num_ctas=self.num_ctas))
         gpu_func = [op.operation for op in parsed.regions[0].blocks[0].operations
                     if op.operation.name == "gpu.func"][0]
         maps = [i for i, a in enumerate(entry.arguments) if str(a.type) == "!llvm.ptr"]
@@ -139,7 +174,9 @@ class ConvertTileGPUToLLVM(Pass):
             parsed.erase()
         gpu_entry = gpu_func.regions[0].blocks[0]
         gpu_return = list(gpu_entry.operations)[-1]
-        lowering = Lowering(num_warps, threads_per_warp, arch)
+        if self.num_ctas > 1:
+            gpu_return = _first_cta_only(gpu_entry, gpu_return, func_op.location)
+        lowering = Lowering(num_warps, threads_per_warp, arch, self.num_ctas)
         lowering.axis = analyze(func_op)  # the kernel stays unchanged while it is lowered
         for arg, new_arg in zip(entry.arguments, gpu_entry.arguments):
             lowering.set(arg, new_arg)

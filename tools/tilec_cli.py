@@ -87,8 +87,9 @@ def cmd_compile(args) -> int:
     last = max(stages, key=STAGE_NAMES.index)
     compiled = compile_kernel(kernel, signature=dict(zip(runtime, types)), constexprs=constexprs,
                              target=aot.target_name(args.target), num_warps=args.num_warps,
-                             num_stages=args.num_stages, debug=args.debug,
-                             enable_fp_fusion=not args.no_fp_fusion, stop_after=last)
+                             num_stages=args.num_stages, num_ctas=args.num_ctas,
+                             debug=args.debug, enable_fp_fusion=not args.no_fp_fusion,
+                             stop_after=last)
     missing = [s for s in stages if s not in compiled.asm]
     if missing:
         raise ValueError(f"stage(s) {missing} are not produced yet; available: "
@@ -217,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--target", default="cuda:90", help="sm_90a, sm_90 or cuda:90")
     p.add_argument("--num-warps", type=int, default=4)
     p.add_argument("--num-stages", type=int, default=3)
+    p.add_argument("--num-ctas", type=int, default=1,
+                   help="CTAs per program: above 1, each program is a thread block cluster")
     p.add_argument("--debug", action="store_true", help="keep device_assert checks")
     p.add_argument("--no-fp-fusion", action="store_true",
                    help="round every float multiply and add on its own (no fma contraction)")

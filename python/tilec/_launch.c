@@ -96,6 +96,7 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     unsigned block, shared;
+    unsigned ctas; /* CTAs per program (a cluster along x): the launch has ctas * x CTAs */
     int nslots;
     int *slots;   /* slot kind of each parameter of the compiled kernel */
     int *kept;    /* index among the JITFunction's runtime arguments of each (-1: a map) */
@@ -239,11 +240,15 @@ fail:
 }
 
 static int Launcher_init(Launcher *self, PyObject *args, PyObject *kwds) {
-    unsigned block, shared;
+    unsigned block, shared, ctas = 1;
     PyObject *slots, *kept, *loader, *handle, *maps = NULL, *scratch = NULL;
-    if (!PyArg_ParseTuple(args, "IIOOOO|OO", &block, &shared, &slots, &kept, &loader, &handle,
-                          &maps, &scratch))
+    if (!PyArg_ParseTuple(args, "IIOOOO|OOI", &block, &shared, &slots, &kept, &loader, &handle,
+                          &maps, &scratch, &ctas))
         return -1;
+    if (ctas < 1 || ctas > 8 || (ctas & (ctas - 1))) {
+        PyErr_Format(PyExc_ValueError, "ctas is a cluster's size, 1, 2, 4 or 8, not %u", ctas);
+        return -1;
+    }
     if (scratch == Py_None) scratch = NULL;
     if (scratch && !PyCallable_Check(scratch)) {
         PyErr_SetString(PyExc_TypeError, "scratch is not callable");
@@ -325,6 +330,7 @@ static int Launcher_init(Launcher *self, PyObject *args, PyObject *kwds) {
     }
     self->block = block;
     self->shared = shared;
+    self->ctas = ctas;
     self->ncontexts = 0;
     Py_XSETREF(self->loader, Py_NewRef(loader));
     Py_XSETREF(self->handle, Py_NewRef(handle));
@@ -393,10 +399,11 @@ static PyTypeObject LauncherType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tilec._launch.Launcher",
     .tp_basicsize = sizeof(Launcher),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Launcher(block, shared, slots, kept, loader, handle[, maps[, scratch]]): one "
-              "compiled kernel; maps: (param, inputs, encode) of each TMA map parameter; "
-              "scratch: (programs, torch, device, stream) -> (holder, address) of the global "
-              "scratch, passed in the pointer slot whose kept index is -2",
+    .tp_doc = "Launcher(block, shared, slots, kept, loader, handle[, maps[, scratch[, ctas]]]): "
+              "one compiled kernel; maps: (param, inputs, encode) of each TMA map parameter; "
+              "scratch: (CTAs, torch, device, stream) -> (holder, address) of the global "
+              "scratch, passed in the pointer slot whose kept index is -2; ctas: CTAs per "
+              "program (a cluster along x), 1 by default",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Launcher_init,
     .tp_dealloc = (destructor)Launcher_dealloc,
@@ -1028,6 +1035,9 @@ static PyObject *launch_with(Dispatcher *d, Launcher *l, int torch_stream, PyObj
     int g = grid_dims(d, grid, bound, dims);
     if (g < 0) return NULL;
     if (g == 0) Py_RETURN_NONE;
+    /* each program a cluster of ctas CTAs along x; too many CTAs: the Python path says so */
+    if ((unsigned long long)dims[0] * l->ctas > 2147483647ULL) Py_RETURN_NONE;
+    dims[0] *= l->ctas;
     long device;
     CUfunction function = Launcher_function(l, &device);
     if (!function) {

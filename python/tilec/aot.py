@@ -29,7 +29,8 @@ from tilec.version import __version__
 
 FORMAT = 1
 METADATA_SUFFIX = ".metadata.json"
-_METADATA_FIELDS = ("shared", "registers", "spill_stores", "spill_loads", "producer_warps")
+_METADATA_FIELDS = ("shared", "registers", "spill_stores", "spill_loads", "producer_warps",
+                    "num_ctas")
 
 
 def stage_file(name: str, stage: str) -> str:
@@ -90,6 +91,7 @@ def save(fn, kernel, out: Path | str, stages, source: str = "") -> Path:
         "debug": kernel.options.debug,
         "enable_fp_fusion": kernel.options.enable_fp_fusion,
         "maxnreg": kernel.options.maxnreg,
+        "num_ctas": kernel.options.num_ctas,
         **{k: kernel.metadata[k] for k in _METADATA_FIELDS if k in kernel.metadata},
         "tilec_version": __version__,
         "versions": compiler_versions(),
@@ -263,7 +265,8 @@ def _kernel_from(metadata: dict, meta_path: Path) -> AOTKernel:
                              num_stages=metadata["num_stages"], target=metadata["target"],
                              debug=metadata.get("debug", False),
                              enable_fp_fusion=metadata.get("enable_fp_fusion", True),
-                             maxnreg=metadata.get("maxnreg"))
+                             maxnreg=metadata.get("maxnreg"),
+                             num_ctas=metadata.get("num_ctas", 1))
     runtime_metadata = {k: metadata[k] for k in ("name", "num_warps", "num_stages", "target",
                                                  *_METADATA_FIELDS) if k in metadata}
     compiled = CompiledKernel(metadata["name"], asm, params, dict(metadata["constexprs"]),

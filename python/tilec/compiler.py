@@ -72,6 +72,10 @@ class CompileOptions:
     # At most this many registers per thread (Triton's `maxnreg`: the PTX `.maxnreg` directive
     # of the kernel, which ptxas honours, spilling if it must); None: ptxas chooses.
     maxnreg: int | None = None
+    # CTAs per program (Triton's `num_ctas`): above 1, each program is a thread block cluster
+    # of that many CTAs (sm_90). Until the compiler splits a program's work across them, the
+    # cluster's first CTA runs the program and the others leave at once.
+    num_ctas: int = 1
 
     def __post_init__(self):
         if self.num_warps <= 0 or self.num_warps & (self.num_warps - 1):
@@ -84,7 +88,18 @@ class CompileOptions:
                                          not 16 <= self.maxnreg <= 255):
             raise ValueError(f"maxnreg must be an integer from 16 to 255 (registers per thread), "
                              f"got {self.maxnreg!r}")
-        parse_target(self.target)
+        arch = parse_target(self.target)
+        if (not isinstance(self.num_ctas, int) or isinstance(self.num_ctas, bool) or
+                self.num_ctas not in CLUSTER_SIZES):
+            raise OptionError(f"num_ctas must be 1, 2, 4 or 8 (CTAs in a program's thread "
+                              f"block cluster), got {self.num_ctas!r}")
+        if self.num_ctas > 1 and arch < 90:
+            raise OptionError(f"num_ctas={self.num_ctas} needs thread block clusters, which "
+                              f"{self.target} does not have (sm_90 and later do)")
+
+
+# The CTAs a program may have (num_ctas): the cluster sizes every sm_90 GPU can launch.
+CLUSTER_SIZES = (1, 2, 4, 8)
 
 
 def parse_target(target: str) -> int:
@@ -191,7 +206,8 @@ def _chip(options: CompileOptions) -> str:
 STAGES = (
     Stage("tile", lambda options: "tile-combine,canonicalize,cse,tile-combine"),
     Stage("tilegpu", lambda options: (
-        f"convert-tile-to-tilegpu{{num-warps={options.num_warps} target={options.target}}},"
+        f"convert-tile-to-tilegpu{{num-warps={options.num_warps} num-ctas={options.num_ctas} "
+        f"target={options.target}}},"
         "tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,"
         f"tilegpu-warp-specialize{{num-stages={options.num_stages}}},"
         f"tilegpu-pipeline{{num-stages={options.num_stages}}},tilegpu-overlap-dots,"
@@ -216,7 +232,7 @@ def compile(fn: JITFunction, signature: dict[str, str] | None = None,
             constexprs: dict[str, Any] | None = None, target: str = "cuda:90",
             num_warps: int = 4, num_stages: int = 3, debug: bool = False,
             enable_fp_fusion: bool | None = None, maxnreg: int | None = None,
-            stop_after: str = "cubin") -> CompiledKernel:
+            num_ctas: int = 1, stop_after: str = "cubin") -> CompiledKernel:
     """Compile `fn` ahead of time: `signature` gives each runtime parameter's type
     (`"*fp32"`, `"i32:16"`, ...), `constexprs` the value of each constexpr parameter (and may fix
     ordinary ones). Needs no GPU. `stop_after` names the last stage to produce (see STAGES)."""
@@ -246,7 +262,8 @@ def compile(fn: JITFunction, signature: dict[str, str] | None = None,
     if enable_fp_fusion is None:
         enable_fp_fusion = default_fp_fusion()
     options = CompileOptions(num_warps=num_warps, num_stages=num_stages, target=target,
-                             debug=debug, enable_fp_fusion=enable_fp_fusion, maxnreg=maxnreg)
+                             debug=debug, enable_fp_fusion=enable_fp_fusion, maxnreg=maxnreg,
+                             num_ctas=num_ctas)
     return compile_specialized(fn, tuple(key), options, stop_after)
 
 
@@ -370,6 +387,8 @@ def _compile(fn: JITFunction, key: tuple, options: CompileOptions, stop_after: s
         metadata["global_scratch"] = ir.IntegerAttr(module.attributes[SCRATCH_ATTR]).value
     if options.maxnreg is not None:
         metadata["maxnreg"] = options.maxnreg
+    if options.num_ctas > 1:  # launched as clusters of num_ctas CTAs per program
+        metadata["num_ctas"] = options.num_ctas
     for stage in STAGES:
         passes = stage.passes(options)
         if "global_scratch" in metadata:  # tensormap.replace and its fences: PTX ISA 8.3

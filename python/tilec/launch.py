@@ -83,12 +83,9 @@ def compile_options(fn: JITFunction, options: dict[str, Any]) -> CompileOptions:
            bool(options["enable_fp_fusion"]), options["maxnreg"], options["num_ctas"])
     found = _OPTIONS.get(key)
     if found is None:  # made (and checked) once per distinct options
-        if key[5] != 1:
-            raise ValueError(f"num_ctas={key[5]!r}: tilec launches one CTA per program (thread "
-                             "block clusters are not supported yet); use num_ctas=1")
         found = _OPTIONS[key] = CompileOptions(num_warps=key[0], num_stages=key[1],
                                                debug=key[2], enable_fp_fusion=key[3],
-                                               maxnreg=key[4])
+                                               maxnreg=key[4], num_ctas=key[5])
     return found
 
 

@@ -177,6 +177,8 @@ def power_of_two(low: int, high: int) -> tuple[Callable[[int], bool], str]:
 # What a module's warps may be (tilegpu.num_warps, tilegpu.threads_per_warp; the options of
 # convert-tile-to-tilegpu that set them).
 NUM_WARPS = power_of_two(1, 32)
+# What a module's CTAs per program may be (tilegpu.num_ctas: a thread block cluster's size).
+NUM_CTAS = power_of_two(1, 8)
 THREADS_PER_WARP = power_of_two(1, 64)
 
 TARGET = (lambda v: re.fullmatch(r"cuda:(\d+)", v) is not None and int(v[5:]) >= 70,
@@ -190,6 +192,14 @@ def target_arch(module: ir.Operation, default: str = "cuda:90") -> int:
     target = ir.StringAttr(attrs["tilegpu.target"]).value if "tilegpu.target" in attrs \
         else default
     return int(target.partition(":")[2] or 0)
+
+
+def module_num_ctas(module: ir.Operation) -> int:
+    """The module's tilegpu.num_ctas: the CTAs of each program's thread block cluster
+    (convert-tile-to-tilegpu sets it above 1; absent, 1)."""
+    attrs = module.attributes
+    return ir.IntegerAttr(attrs["tilegpu.num_ctas"]).value if "tilegpu.num_ctas" in attrs \
+        else 1
 
 
 def module_num_warps(module: ir.Operation, default: int = 4) -> int:

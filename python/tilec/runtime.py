@@ -609,6 +609,9 @@ class Launcher:
         self.name = kernel.name
         # warp-specialised kernels add producer warps to num_warps
         self.block = (kernel.options.num_warps + kernel.metadata.get("producer_warps", 0)) * 32
+        # a program is a cluster of this many CTAs along x (its kernel says so to the driver:
+        # .reqnctapercluster), so the launch has that many times the grid's x CTAs
+        self.ctas = kernel.metadata.get("num_ctas", 1)
         self.shared = kernel.metadata.get("shared", 0)
         self.type_names = [p.type.codegen_name() for p in kernel.params]
         self.kept = kept
@@ -636,11 +639,12 @@ class Launcher:
                                            self.kept + [-2] * bool(self.scratch),
                                            self._load_current, self.kernel,
                                            [self._native_map(m) for m in self.maps],
-                                           self._scratch if self.scratch else None)
+                                           self._scratch if self.scratch else None, self.ctas)
         return self._native
 
     def _scratch(self, programs: int, torch_arrays: bool, device: int, stream: int):
-        """(holder, address) of the global scratch of a launch of `programs` programs: from
+        """(holder, address) of the global scratch of a launch of `programs` CTAs (programs
+        times num_ctas: each CTA has its slots): from
         the allocator set with set_allocator, else from the pool of the stream it launches
         on; the holder must live until the kernel is queued (both paths keep it so)."""
         nbytes = self.scratch * programs
@@ -690,6 +694,7 @@ class Launcher:
             values.append(specialiser.value(value))
         if 0 in grid:
             return torch_arrays
+        grid = cta_grid(self.name, grid, self.ctas)
         if self.maps:
             values = with_tensor_maps(self.maps, values)
         try:
@@ -716,6 +721,18 @@ class Launcher:
                     raise
                 raise LaunchError(f"cuLaunchKernel of {self.name} failed: {err}") from err
         return torch_arrays
+
+
+def cta_grid(name: str, grid: tuple[int, int, int], ctas: int) -> tuple[int, int, int]:
+    """The CTAs a launch of `grid` programs makes, each program a cluster of `ctas` CTAs along
+    x: a ValueError (as for any grid too large) where x overflows what CUDA launches."""
+    if ctas == 1:
+        return grid
+    if grid[0] * ctas > GRID_LIMITS[0]:
+        raise ValueError(f"{name}: a grid of {grid[0]} programs along x, each a cluster of "
+                          f"{ctas} CTAs, is {grid[0] * ctas} CTAs; CUDA launches at most "
+                          f"{GRID_LIMITS[0]} along x")
+    return (grid[0] * ctas, grid[1], grid[2])
 
 
 def scratch_address(name: str, scratch) -> int:

@@ -1,13 +1,14 @@
 // RUN: tilec-opt %s --split-input-file --convert-tile-to-tilegpu | filecheck %s
-// RUN: tilec-opt %s --split-input-file --convert-tile-to-tilegpu=num-warps=8 | filecheck %s --check-prefix=W8
+// RUN: tilec-opt %s --split-input-file '--convert-tile-to-tilegpu=num-warps=8 num-ctas=2' | filecheck %s --check-prefix=W8
 // RUN: tilec-opt %s --split-input-file '--convert-tile-to-tilegpu=num-warps=2 threads-per-warp=64 target=cuda:80' | filecheck %s --check-prefix=OPTS
 
 // 1024 elements on 4 warps of 32 threads: one element per thread, 32 lanes, 4 warps, and the
-// tile repeats (8 registers per thread). The module records warps, threads per warp and target.
+// tile repeats (8 registers per thread). The module records warps, threads per warp and target,
+// and CTAs per program where they are more than one (the second run: 2, layouts unchanged).
 // CHECK: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32}
 // CHECK-LABEL: func.func @range_1d
 // CHECK: "tile.make_range"() {end = 1024 : i32, start = 0 : i32} : () -> tensor<1024xi32, #tilegpu.blocked<[1], [32], [4], [0]>>
-// W8: module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32}
+// W8: module attributes {tilegpu.num_ctas = 2 : i32, tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32}
 // W8-LABEL: func.func @range_1d
 // W8: "tile.make_range"() {{.*}} -> tensor<1024xi32, #tilegpu.blocked<[1], [32], [8], [0]>>
 // OPTS: module attributes {tilegpu.num_warps = 2 : i32, tilegpu.target = "cuda:80", tilegpu.threads_per_warp = 64 : i32}

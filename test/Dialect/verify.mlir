@@ -2117,6 +2117,16 @@ module attributes {tilegpu.num_warps = "4"} {
 
 // -----
 
+// A thread block cluster has 1, 2, 4 or 8 CTAs.
+// expected-error@+1 {{tilegpu.num_ctas must be a power of two from 1 to 8, got 3}}
+module attributes {tilegpu.num_ctas = 3 : i32} {
+  func.func @three_ctas() {
+    return
+  }
+}
+
+// -----
+
 // expected-error@+1 {{tensor<*xf32>: tensors of tile programs have static shapes}}
 func.func @unranked(%x: tensor<*xf32>) {
   return

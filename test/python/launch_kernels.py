@@ -101,3 +101,15 @@ def desc_add(a, b, out, BLOCK: tl.constexpr):
     """out's first block = a's + b's, through three host tensor descriptors (test_launch gives
     its compiled kernels a TMA map parameter per descriptor)."""
     out.store([0, 0], a.load([0, 0]) + b.load([0, 0]))
+
+
+@tilec.jit
+def program_ids(out_ptr, count_ptr):
+    """Each program writes its ids and the grid's size at 4 x its linear index, and adds 1 to
+    its count (once per launch, however many CTAs a program has)."""
+    pid = tl.program_id(0) + tl.program_id(1) * tl.num_programs(0)
+    tl.store(out_ptr + pid * 4, tl.program_id(0))
+    tl.store(out_ptr + pid * 4 + 1, tl.program_id(1))
+    tl.store(out_ptr + pid * 4 + 2, tl.num_programs(0))
+    tl.store(out_ptr + pid * 4 + 3, tl.num_programs(1))
+    tl.atomic_add(count_ptr + pid, 1)

@@ -155,6 +155,17 @@ def test_load_builds_the_kernel_without_compiling(aot_dir, monkeypatch):
     assert tilec.load(aot_dir, "add_kernel").name == "add_kernel"
 
 
+def test_a_cluster_kernel_loads_as_one(tmp_path, monkeypatch):
+    """--num-ctas 2 compiles programs of 2-CTA clusters; tilec.load gives them back with the
+    same options, so its launches make clusters too (twice the CTAs along x)."""
+    assert compile_vector_add(tmp_path, "--num-ctas", "2", emit="ptx,cubin") == 0
+    assert json.loads((tmp_path / "add_kernel.metadata.json").read_text())["num_ctas"] == 2
+    assert ".reqnctapercluster 2, 1, 1" in (tmp_path / "add_kernel.ptx").read_text()
+    forbid_compiling(monkeypatch)
+    kernel = tilec.load(tmp_path)
+    assert kernel.compiled.options.num_ctas == 2 and kernel.launcher.ctas == 2
+
+
 def test_wrong_arguments_are_clear_errors(aot_dir):
     kernel = tilec.load(aot_dir)
     x = np.zeros(64, np.float32)

@@ -579,3 +579,15 @@ def test_operand_type_errors_say_what_triton_says_in_both(x_type, y_type, op, me
     host = {"*fp32": np.float32, "*i32": np.int32, "*i8": np.int8, "*u8": np.uint8}
     with pytest.raises(CompilationError, match=message):
         bad[(1,)](np.ones(8, host[x_type]), np.ones(8, host[y_type]), OP=op)
+
+
+def test_programs_of_several_ctas_run_once_each_with_the_grid_they_were_launched_over():
+    """num_ctas only says how a program runs on the GPU (a cluster of CTAs): the interpreter
+    runs each program once and checks the option as the compiler does."""
+    import launch_kernels
+    ids, counts = np.full((6, 4), -1, np.int32), np.zeros(6, np.int32)
+    launch_kernels.program_ids[(3, 2)](ids, counts, num_ctas=4)
+    assert ids.tolist() == [[i, j, 3, 2] for j in range(2) for i in range(3)]
+    assert counts.tolist() == [1] * 6
+    with pytest.raises(ValueError, match="num_ctas must be 1, 2, 4 or 8"):
+        launch_kernels.program_ids[(3, 2)](ids, counts, num_ctas=3)

@@ -224,9 +224,10 @@ def test_the_fp_fusion_default_comes_from_the_environment(driver, monkeypatch):
 
 def test_tritons_other_launch_options_are_accepted_or_refused_clearly(driver):
     """num_ctas=1, sanitize_overflow and launch_cooperative_grid=False are what every launch
-    does; debug=True compiles the kernel's debug build; maxnreg caps its registers. Clusters
-    (num_ctas > 1) are an error saying so, before anything launches; a cooperative grid is a
-    cooperative launch (the same compiled kernel), on the Python path every time."""
+    does; debug=True compiles the kernel's debug build; maxnreg caps its registers. A cluster
+    size no GPU launches (num_ctas=3) is an error saying so, before anything launches; a
+    cooperative grid is a cooperative launch (the same compiled kernel), on the Python path
+    every time."""
     x, out = FakeCupyArray(64), FakeCupyArray(64)
     plain = K.scale[(1,)](x, out, 64, 1.0, BLOCK=64)
     same = K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, num_ctas=1, sanitize_overflow=False,
@@ -238,8 +239,8 @@ def test_tritons_other_launch_options_are_accepted_or_refused_clearly(driver):
     assert capped.options.maxnreg == 32 and ".maxnreg 32" in capped.asm["ptx"]
     assert capped.metadata["maxnreg"] == 32 and capped.n_regs <= 32
     assert len(driver.launches) == 4
-    with pytest.raises(ValueError, match="num_ctas=2.*clusters"):
-        K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, num_ctas=2)
+    with pytest.raises(ValueError, match="num_ctas must be 1, 2, 4 or 8.*got 3"):
+        K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, num_ctas=3)
     with pytest.raises(ValueError, match="maxnreg must be an integer from 16 to 255"):
         K.scale[(1,)](x, out, 64, 1.0, BLOCK=64, maxnreg=8)
     assert len(driver.launches) == 4
@@ -640,6 +641,36 @@ def test_kernels_making_maps_get_scratch_for_the_whole_grid_at_every_launch(driv
         assert driver.scratches[-1][:3] == (2 * 256, True, TORCH_STREAM)
         assert driver.launches[-1].values[-1] == driver.scratches[-1][3]
     assert driver.launches[-1].path == WARM
+
+
+def test_a_program_of_num_ctas_ctas_launches_as_many_times_the_ctas_along_x(driver):
+    """num_ctas=2 compiles a kernel whose programs are clusters of 2 CTAs (.reqnctapercluster
+    2, 1, 1: an ordinary launch groups the CTAs), so a grid of (3, 2) programs is (6, 2) CTAs,
+    on the first launch (Python path) and the warm ones (C path) alike; a grid too large once
+    doubled is refused on both paths before anything launches."""
+    x, out = FakeCupyArray(64), FakeCupyArray(64)
+    kernel = K.scale[(3, 2)](x, out, 64, 1.0, BLOCK=8, num_ctas=2)
+    assert kernel.options.num_ctas == 2 and kernel.metadata["num_ctas"] == 2
+    assert ".reqnctapercluster 2, 1, 1" in kernel.asm["ptx"]
+    assert K.scale[(3, 2)](x, out, 64, 1.0, BLOCK=8, num_ctas=2) is kernel
+    assert K.scale[(3, 2)](x, out, 64, 1.0, BLOCK=8) is not kernel  # num_ctas=1: another
+    assert [(launch.path, launch.grid) for launch in driver.launches] == [
+        ("python", (6, 2, 1)), (WARM, (6, 2, 1)), ("python", (3, 2, 1))]
+    for _ in range(2):
+        with pytest.raises(ValueError, match=r"2147483647 programs along x.*clusters? of 2"):
+            K.scale[(2**31 - 1,)](x, out, 64, 1.0, BLOCK=8, num_ctas=2)
+    assert len(driver.launches) == 3
+
+
+def test_scratch_is_for_every_cta_of_a_cluster_launch(driver):
+    """Maps made in the kernel take slots per CTA (the kernel indexes the scratch by its CTA):
+    a launch of 3 programs of 2 CTAs takes scratch for 6, on both paths."""
+    src, dst = FakeCupyArray(64 * 64, np.float16), FakeCupyArray(64 * 64, np.float16)
+    for _ in range(2):
+        K.made_desc_copy[(3,)](src, dst, 64, 64, BLOCK=16, num_ctas=2)
+    assert [launch.path for launch in driver.launches] == ["python", WARM]
+    assert [s[0] for s in driver.scratches] == [2 * 256 * 6] * 2
+    assert [launch.grid for launch in driver.launches] == [(6, 1, 1)] * 2
 
 
 @pytest.mark.parametrize("launches", [1, 3], ids=["first", "warm"])

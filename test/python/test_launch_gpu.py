@@ -206,3 +206,23 @@ def test_tuple_arguments_and_values_on_the_gpu(launch_path):
         K.tuple_sum[(1,)](arrays, out, counts, BLOCK=128)
         expected = sum(arrays) + 2 * counts[0] + counts[1] + (counts[0] > 2)
         torch.testing.assert_close(out, expected)
+
+
+@pytest.mark.parametrize("num_ctas", [1, 2, 4])
+def test_programs_of_several_ctas_see_their_cluster_as_the_program(num_ctas, launch_path):
+    """num_ctas > 1: each program is a cluster of that many CTAs, yet it sees the grid it was
+    launched over (program_id, num_programs) and runs once: its atomics count 1 a launch."""
+    torch = pytest.importorskip("torch")
+    K.program_ids.reset_launches()
+    ids = torch.full((5 * 3, 4), -1, dtype=torch.int32, device="cuda")
+    counts = torch.zeros(5 * 3, dtype=torch.int32, device="cuda")
+    for _ in range(3):  # first launch, then warm ones (the C path unless it is turned off)
+        K.program_ids[(5, 3)](ids, counts, num_ctas=num_ctas)
+    expected = torch.tensor([[i, j, 5, 3] for j in range(3) for i in range(5)],
+                            dtype=torch.int32, device="cuda")
+    assert torch.equal(ids, expected)
+    assert torch.equal(counts, torch.full_like(counts, 3))
+    x = torch.arange(1000, dtype=torch.float32, device="cuda")
+    out = torch.zeros_like(x)
+    K.scale[(4, 2)](x, out, 1000, 2.0, BLOCK=128, num_ctas=num_ctas)
+    torch.testing.assert_close(out, x * 2)

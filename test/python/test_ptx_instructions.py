@@ -82,6 +82,35 @@ def test_num_stages_beyond_the_deepest_pipeline_is_an_option_error():
             tilec.compile(G.double_in_place, signature={"x_ptr": "*fp32"}, num_stages=bad)
 
 
+def test_num_ctas_is_a_cluster_size_of_sm_90():
+    """num_ctas is 1, 2, 4 or 8 CTAs a program (a thread block cluster), and clusters exist
+    from sm_90 on: anything else is an OptionError before anything compiles."""
+    from tilec.compiler import OptionError
+    for bad in (0, 3, 16, True, 2.0):
+        with pytest.raises(OptionError, match="num_ctas must be 1, 2, 4 or 8"):
+            tilec.compile(G.double_in_place, signature={"x_ptr": "*fp32"}, num_ctas=bad)
+    with pytest.raises(OptionError, match="num_ctas=2 needs thread block clusters.*cuda:80"):
+        tilec.compile(G.double_in_place, signature={"x_ptr": "*fp32"}, num_ctas=2,
+                      target="cuda:80")
+
+
+@pytest.mark.parametrize("num_ctas", [2, 8])
+def test_a_program_of_several_ctas_runs_in_the_first_and_reads_cluster_ids(num_ctas):
+    """The kernel requires its cluster size (.reqnctapercluster), its CTAs other than the
+    cluster's first leave at once (so the program's store happens once), and program_id and
+    num_programs read %clusterid and %nclusterid, never the CTA's own ids."""
+    import launch_kernels as K
+    kernel = tilec.compile(K.program_ids, signature={"out_ptr": "*i32", "count_ptr": "*i32"},
+                           num_ctas=num_ctas)
+    ptx = kernel.asm["ptx"]
+    assert f".reqnctapercluster {num_ctas}, 1, 1" in ptx and kernel.metadata["num_ctas"] == num_ctas
+    rank = re.search(r"mov\.u32\s+(%r\d+), %cluster_ctarank;\s+setp\.ne\.b32\s+(%p\d+), \1, 0;"
+                     r"\s+@\2 bra", ptx)
+    assert rank, "the entry does not branch away from CTAs other than the first"
+    assert "%clusterid.x" in ptx and "%clusterid.y" in ptx and "%nclusterid.x" in ptx
+    assert "%ctaid" not in ptx and "%nctaid" not in ptx
+
+
 def test_a_scalar_store_is_predicated_on_thread_zero():
     ptx = _ptx(G.double_in_place, {"x_ptr": "*fp32"})
     assert ptx.count("st.global") == 1

@@ -95,8 +95,10 @@ def value_type(t: ir.Type) -> ir.Type:
 
 
 class Lowering:
-    def __init__(self, num_warps: int, threads_per_warp: int = 32, arch: int = 90):
+    def __init__(self, num_warps: int, threads_per_warp: int = 32, arch: int = 90,
+                 num_ctas: int = 1):
         self.num_warps = num_warps
+        self.num_ctas = num_ctas  # CTAs per program: above 1, a program is a cluster
         self.threads_per_warp = threads_per_warp
         self.arch = arch  # the compute capability (90 for sm_90a): which instructions exist
         self.map: dict[ir.Value, object] = {}

@@ -22,7 +22,7 @@ from tilec.analysis.layouts import to_linear
 from tilec.diagnostics import file_line_col
 from tilec.lowering.context import Lowering, owner_predicate, rule
 from tilec.lowering.coordinates import coordinate, part_value
-from tilec.lowering.elementwise import grid_index
+from tilec.lowering.elementwise import program_index
 from tilec.passbase import enclosing
 
 
@@ -41,7 +41,7 @@ def display_prefix(prefix: str, has_value: bool) -> str:
 def _program_ids(ctx: Lowering) -> list[ir.Value]:
     if "program_ids" not in ctx.memo:
         with ctx.prologue:
-            ctx.memo["program_ids"] = [grid_index("gpu.block_id", axis) for axis in range(3)]
+            ctx.memo["program_ids"] = [program_index(ctx, axis) for axis in range(3)]
     return ctx.memo["program_ids"]
 
 

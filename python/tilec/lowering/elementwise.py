@@ -155,25 +155,30 @@ def lower_elementwise(ctx: Lowering, op: ir.Operation):
 
 
 def grid_index(name: str, axis: int) -> ir.Value:
-    """`gpu.block_id` or `gpu.grid_dim` (`name`) along `axis`, as an i32."""
+    """`gpu.block_id`, `gpu.grid_dim`, `gpu.cluster_id` or `gpu.cluster_dim` (`name`) along
+    `axis`, as an i32."""
     dim = ir.Attribute.parse(f"#gpu<dim {'xyz'[axis]}>")
     index = ir.Operation.create(name, results=[ir.IndexType.get()],
                                 attributes={"dimension": dim}).result
     return arith.index_cast(ir.IntegerType.get_signless(32), index)
 
 
-def _grid_value(op: ir.Operation, name: str):
-    return [grid_index(name, ir.IntegerAttr(op.attributes["axis"]).value)]
+def program_index(ctx: Lowering, axis: int, count: bool = False) -> ir.Value:
+    """The program's id along `axis` (its number along it, `count`): a CTA's, or its
+    cluster's where a program is a cluster of num_ctas CTAs."""
+    if ctx.num_ctas > 1:
+        return grid_index("gpu.cluster_dim" if count else "gpu.cluster_id", axis)
+    return grid_index("gpu.grid_dim" if count else "gpu.block_id", axis)
 
 
 @rule("tile.program_id")
 def lower_program_id(ctx: Lowering, op: ir.Operation):
-    return _grid_value(op, "gpu.block_id")
+    return [program_index(ctx, ir.IntegerAttr(op.attributes["axis"]).value)]
 
 
 @rule("tile.num_programs")
 def lower_num_programs(ctx: Lowering, op: ir.Operation):
-    return _grid_value(op, "gpu.grid_dim")
+    return [program_index(ctx, ir.IntegerAttr(op.attributes["axis"]).value, count=True)]
 
 
 @rule("tile.make_range")

@@ -88,3 +88,38 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// Programs of 2-CTA thread block clusters (tilegpu.num_ctas = 2): the gpu.func says its cluster
+// size (nvvm.cluster_dim, PTX .reqnctapercluster), the entry branches on the CTA's rank in its
+// cluster, rank 0 to the kernel's code and the others to a return, and program_id and
+// num_programs are the cluster's id and the number of clusters.
+// CHECK-LABEL: gpu.func @cluster_ids
+// CHECK-SAME: known_block_size = array<i32: 128, 1, 1>, nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CHECK-NEXT: [[RANK:%.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+// CHECK-NEXT: [[C0:%.*]] = arith.constant 0 : i32
+// CHECK-NEXT: [[FIRST:%.*]] = arith.cmpi eq, [[RANK]], [[C0]] : i32
+// CHECK-NEXT: cf.cond_br [[FIRST]], ^[[BODY:bb[0-9]+]], ^[[LEAVE:bb[0-9]+]]
+// CHECK-NEXT: ^[[BODY]]:
+// CHECK: [[PID:%.*]] = gpu.cluster_id y
+// CHECK-NEXT: [[PID32:%.*]] = arith.index_cast [[PID]] : index to i32
+// CHECK-NEXT: [[NUM:%.*]] = gpu.cluster_dim x
+// CHECK-NEXT: [[NUM32:%.*]] = arith.index_cast [[NUM]] : index to i32
+// CHECK: st.global.b32 {{.*}} [[PID32]] :
+// CHECK-NEXT: st.global.b32 {{.*}} [[NUM32]] :
+// CHECK-NEXT: gpu.return
+// CHECK-NEXT: ^[[LEAVE]]:
+// CHECK-NEXT: gpu.return
+// CHECK-NOT: gpu.block_id
+module attributes {tilegpu.num_ctas = 2 : i32, tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @cluster_ids(%out: !tile.ptr<i32, 1 : i32>) {
+    %pid = "tile.program_id"() {axis = 1 : i32} : () -> i32
+    %num = "tile.num_programs"() {axis = 0 : i32} : () -> i32
+    %c1 = arith.constant 1 : i32
+    %second = "tile.addptr"(%out, %c1) : (!tile.ptr<i32, 1 : i32>, i32) -> !tile.ptr<i32, 1 : i32>
+    "tile.store"(%out, %pid) {cache = "none", evict = "evict_normal"} : (!tile.ptr<i32, 1 : i32>, i32) -> ()
+    "tile.store"(%second, %num) {cache = "none", evict = "evict_normal"} : (!tile.ptr<i32, 1 : i32>, i32) -> ()
+    return
+  }
+}
