@@ -258,7 +258,7 @@ import tilec
 os.environ["TILEC_CACHE"] = "0"
 try:
     tilec.compile(mod.kern, signature={spec["signature"]!r}, constexprs={spec["constexprs"]!r},
-                  target="cuda:90")
+                  target="cuda:90", num_ctas={spec.get("num_ctas", 1)!r})
     print("compile: ok")
 except Exception:
     traceback.print_exc()

@@ -193,6 +193,7 @@ def m_nesting(rng, text):
 def m_attribute(rng, text):
     """Drop, or mess with, a module or op attribute."""
     key = rng.choice(["tilegpu.num_warps", "tilegpu.threads_per_warp", "tilegpu.shared",
+                      "tilegpu.num_ctas",
                       "tile.divisibility", "axis", "start", "end", "offset", "allocation.offset",
                       "opIdx", "num", "operandSegmentSizes"])
     value = rng.choice(["0 : i32", "-1 : i32", "3 : i32", f"{2**40} : i64", "\"x\"", "unit",

@@ -367,7 +367,10 @@ def make_kernel(seed: int, index: int) -> dict:
                                             "s": "fp32"},
             "constexprs": {"B": b, "C": c, "D": d}, "xdtype": xd, "launch": launch,
             "mistake": g.mistake, "n": rng.choice([0, 5, 16, 64, ARRAY_SIZE]),
-            "s": rng.choice([0.0, 1.5, -2.0])}
+            "s": rng.choice([0.0, 1.5, -2.0]),
+            # three kernels in eight compile as programs of clusters (drawn apart from rng, so a
+            # seed's kernels are those it gave before)
+            "num_ctas": (1, 1, 2, 1, 1, 1, 4, 8)[index % 8]}
 
 
 # ---- running one kernel (inside a worker) -------------------------------------------------------
@@ -416,7 +419,7 @@ def run_kernel(seed: int, index: int, workdir: str) -> dict:
     os.environ.pop("TILEC_INTERPRET", None)
     try:
         tilec.compile(kern, signature=spec["signature"], constexprs=spec["constexprs"],
-                      target="cuda:90")
+                      target="cuda:90", num_ctas=spec["num_ctas"])
         results["compile"] = ("ok", "")
     except Exception as exc:
         results["compile"] = classify(exc, path, "compile", spec)
