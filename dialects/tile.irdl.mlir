@@ -22,6 +22,13 @@ irdl.dialect @tile {
     irdl.results(result: %i32)
   }
 
+  // The CTA's rank in its program's thread block cluster (0 to num_ctas - 1): made by
+  // tile-split-ctas, which gives each CTA its part of the program's rows.
+  irdl.operation @cta_rank {
+    %i32 = irdl.is i32
+    irdl.results(result: %i32)
+  }
+
   irdl.operation @num_programs {
     %axis = irdl.base "#builtin.integer"
     %i32 = irdl.is i32

@@ -84,6 +84,11 @@ def program_id(axis: int) -> ir.Value:
     return _create("program_id", [ir.IntegerType.get_signless(32)], [], {"axis": _i32(axis)}).result
 
 
+def cta_rank() -> ir.Value:
+    """The CTA's rank in its program's cluster (tile-split-ctas)."""
+    return _create("cta_rank", [ir.IntegerType.get_signless(32)]).result
+
+
 def num_programs(axis: int) -> ir.Value:
     return _create("num_programs", [ir.IntegerType.get_signless(32)], [],
                    {"axis": _i32(axis)}).result

@@ -14,6 +14,7 @@ from tilec.passes import (  # noqa: F401
     ping_pong,
     pipeline,
     remove_layout_conversions,
+    split_ctas,
     tensormap_params,
     tile_to_tilegpu,
     tilegpu_to_llvm,

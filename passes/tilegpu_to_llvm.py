@@ -15,8 +15,9 @@ A module with `tilegpu.num_ctas` N above 1 (each program a thread block cluster 
 sm_90) gets gpu.funcs with `nvvm.cluster_dim = array<i32: N, 1, 1>` (PTX `.reqnctapercluster`:
 an ordinary launch of N times as many CTAs along x makes the clusters), `tile.program_id` and
 `tile.num_programs` read the cluster's id and count (`gpu.cluster_id`, `gpu.cluster_dim`), and
-the entry branches on `%cluster_ctarank`: the first CTA of each cluster runs the program, the
-others return at once (no pass splits a program's work across its CTAs yet).
+unless tile-split-ctas shared the kernel's rows out among its CTAs (`tile.split_ctas`), the entry
+branches on `%cluster_ctarank`: the first CTA of each cluster runs the program, the others return
+at once.
 
 With `enable-fp-fusion=true` (what the compiler passes unless a launch says
 `enable_fp_fusion=False`, as in Triton) every float `arith.mulf`, `addf`, `subf` and `negf` of the
@@ -41,6 +42,7 @@ from tilec.lowering import Lowering, LoweringError
 from tilec.lowering.context import value_type
 from tilec.passbase import (Option, Pass, module_num_ctas, module_num_warps, register,
                              require_layouts, target_arch)
+from tilec.passes.split_ctas import SPLIT_ATTR
 from tilec.passes.tensormap_params import TENSORMAPS_ATTR
 
 # The float ops whose `contract` flag lets LLVM fuse a multiply with an add or subtract of it.
@@ -174,7 +176,7 @@ class ConvertTileGPUToLLVM(Pass):
             parsed.erase()
         gpu_entry = gpu_func.regions[0].blocks[0]
         gpu_return = list(gpu_entry.operations)[-1]
-        if self.num_ctas > 1:
+        if self.num_ctas > 1 and SPLIT_ATTR not in func_op.attributes:
             gpu_return = _first_cta_only(gpu_entry, gpu_return, func_op.location)
         lowering = Lowering(num_warps, threads_per_warp, arch, self.num_ctas)
         lowering.axis = analyze(func_op)  # the kernel stays unchanged while it is lowered

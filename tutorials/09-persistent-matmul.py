@@ -129,6 +129,9 @@ def matmul_persistent_device_tma(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_SIZE_M: tl.
 
 CONFIG = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8,
               num_warps=8, num_stages=3)
+# Programs of two CTAs (a thread block cluster, sm_90): each CTA computes 128 of a program's
+# 256 rows (tile-split-ctas), so a CTA's work is CONFIG's, and half as many programs run.
+CLUSTER_CONFIG = dict(CONFIG, BLOCK_SIZE_M=256, num_ctas=2)
 
 
 def sm_count(a) -> int:
@@ -144,11 +147,13 @@ def matmul(a, b, c, use_descriptors, config: dict = CONFIG, warp_specialize=None
     by one of the persistent kernels: through pointers (`use_descriptors` False), host
     descriptors (True) or descriptors made in the kernel ("device"), the descriptor ones
     warp-specialised if asked (True), not (False), or as the compiler decides (None: with 8
-    warps it does); returns the kernel the launch ran."""
+    warps it does); returns the kernel the launch ran. A config with `num_ctas` launches
+    programs of that many CTAs, one per num_ctas SMs."""
     M, K = a.shape
     _, N = b.shape
     bm, bn, bk = config["BLOCK_SIZE_M"], config["BLOCK_SIZE_N"], config["BLOCK_SIZE_K"]
-    programs = min(sm_count(a), tilec.cdiv(M, bm) * tilec.cdiv(N, bn))
+    programs = min(sm_count(a) // config.get("num_ctas", 1),
+                   tilec.cdiv(M, bm) * tilec.cdiv(N, bn))
     grid = (programs,)
     if use_descriptors == "device":
         return matmul_persistent_device_tma[grid](a, b, c, M, N, K, NUM_SMS=programs,

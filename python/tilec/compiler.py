@@ -43,6 +43,7 @@ from tilec import remote_cache, tma
 from tilec.analysis.shared_memory import shared_limit
 from tilec.analysis.wgmma import tma_box
 from tilec.language.dtypes import dtype, parse_type, tensormap_type
+from tilec.passes.split_ctas import SPLIT_ROWS_ATTR
 from tilec.passes.tilegpu_to_llvm import producer_warps
 from tilec.passmanager import PipelineOptions, parse_pipeline, run_pipeline
 from tilec.ptx_offsets import keep_copy_offsets
@@ -206,6 +207,7 @@ def _chip(options: CompileOptions) -> str:
 STAGES = (
     Stage("tile", lambda options: "tile-combine,canonicalize,cse,tile-combine"),
     Stage("tilegpu", lambda options: (
+        (f"tile-split-ctas{{num-ctas={options.num_ctas}}}," if options.num_ctas > 1 else "") +
         f"convert-tile-to-tilegpu{{num-warps={options.num_warps} num-ctas={options.num_ctas} "
         f"target={options.target}}},"
         "tilegpu-coalesce,tilegpu-accelerate-matmul,tilegpu-remove-layout-conversions,"
@@ -402,6 +404,8 @@ def _compile(fn: JITFunction, key: tuple, options: CompileOptions, stop_after: s
         if stage.name == "tile":
             _check_block_sizes(fn, module, options)
         if stage.name == "tilegpu":
+            if "tensormaps" in metadata:
+                metadata["tensormaps"] = split_boxes(module, metadata["tensormaps"])
             metadata["shared"] = ir.IntegerAttr(module.attributes["tilegpu.shared_bytes"]).value
             _check_shared(fn, module, metadata["shared"], options)
             extra = producer_warps(module.operation)
@@ -420,6 +424,20 @@ def _compile(fn: JITFunction, key: tuple, options: CompileOptions, stop_after: s
 
 
 _ENTRY_PARAMS = re.compile(r"(\.entry\s+[\w$]+\s*\([^)]*\))")
+
+
+def split_boxes(module, tensormaps: list[dict]) -> list[dict]:
+    """`tensormaps` with the box of each map whose copies tile-split-ctas shared out among a
+    cluster's CTAs cut to a CTA's rows (its parameter's `tile.split_rows`)."""
+    kernel = next(op.operation for op in module.body.operations
+                  if op.operation.name == "func.func" and "tile.kernel" in op.operation.attributes)
+    if "arg_attrs" not in kernel.attributes:
+        return tensormaps
+    rows = {i: ir.IntegerAttr(ir.DictAttr(a)[SPLIT_ROWS_ATTR]).value
+            for i, a in enumerate(kernel.attributes["arg_attrs"])
+            if SPLIT_ROWS_ATTR in ir.DictAttr(a)}
+    return [{**m, "box": [rows[m["param"]], *m["box"][1:]]} if m["param"] in rows else m
+            for m in tensormaps]
 
 
 def limit_registers(ptx: str, maxnreg: int | None) -> str:

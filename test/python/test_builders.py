@@ -118,6 +118,7 @@ def build_tile_module() -> tuple[ir.Module, dict]:
         s = seen
         s["pid"] = tile.program_id(0)
         s["num"] = tile.num_programs(1)
+        s["rank"] = tile.cta_rank()
         s["range"] = tile.make_range(0, 128)
         s["splat"] = tile.splat(p, [128])
         s["ptrs"] = tile.addptr(s["splat"], s["range"])

@@ -2,6 +2,8 @@
 and the descriptor kernel's inner loop staged by TMA rings when compiled for sm_90."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -35,17 +37,31 @@ def test_persistent_matmul_in_the_interpreter(use_descriptors, shape, monkeypatc
     np.testing.assert_allclose(c.astype(np.float32), expected, rtol=1e-2, atol=5e-2)
 
 
-def compile_persistent_tma(warp_specialize, num_warps: int = 8, stop_after: str = "cubin"):
-    """matmul_persistent_tma for fp16 host descriptors, 128x128x64 blocks, 3 stages."""
+def test_programs_of_two_ctas_in_the_interpreter(monkeypatch):
+    """num_ctas=2 changes how a program runs on the GPU, not what it computes: the interpreter
+    runs the tutorial's cluster configuration's programs (half as many) to the same C."""
+    monkeypatch.setenv("TILEC_INTERPRET", "1")
+    t = tutorial("09-persistent-matmul")
+    a, b, expected = operands(96, 64, 80)
+    for use_descriptors in (False, True):
+        c = np.full((96, 64), 7, np.float16)
+        t.matmul(a, b, c, use_descriptors, dict(SMALL, BLOCK_SIZE_M=64, num_ctas=2))
+        np.testing.assert_allclose(c.astype(np.float32), expected, rtol=1e-2, atol=5e-2)
+
+
+def compile_persistent_tma(warp_specialize, num_warps: int = 8, stop_after: str = "cubin",
+                           rows: int = 128, num_ctas: int = 1):
+    """matmul_persistent_tma for fp16 host descriptors, rows x 128 x 64 blocks, 3 stages."""
     t = tutorial("09-persistent-matmul")
     x = np.zeros((256, 256), np.float16)
     spec = [runtime.specialize_argument(TensorDescriptor.from_tensor(x, blk))
-            for blk in ([128, 64], [64, 128], [128, 128])]
-    key = (*spec, ("i32", True), ("i32", True), ("i32", True), ("constexpr", 128),
+            for blk in ([rows, 64], [64, 128], [rows, 128])]
+    key = (*spec, ("i32", True), ("i32", True), ("i32", True), ("constexpr", rows),
            ("constexpr", 128), ("constexpr", 64), ("constexpr", 8), ("constexpr", 132),
            ("constexpr", warp_specialize))
     return compile_specialized(t.matmul_persistent_tma, key,
-                               CompileOptions(num_warps=num_warps, num_stages=3),
+                               CompileOptions(num_warps=num_warps, num_stages=3,
+                                              num_ctas=num_ctas),
                                stop_after=stop_after)
 
 
@@ -88,6 +104,40 @@ def test_the_consumers_epilogue_store_overlaps_their_next_tile(warp_specialize):
                      if line.startswith('"tilegpu.local_store"'))
         assert lines[store - 2].startswith('"tilegpu.tma_store_wait"')
         assert lines[store - 1].startswith('"tilegpu.barrier"')
+
+
+@pytest.mark.parametrize("warp_specialize", [False, True])
+def test_a_program_of_two_ctas_gives_each_half_of_its_rows(warp_specialize):
+    """256-row blocks with num_ctas=2: tile-split-ctas gives each CTA 128 rows, so each CTA
+    runs what the 128-row kernel of one CTA runs (the same shared memory, wgmma and copies),
+    A's and C's maps move 128-row boxes (the launcher encodes them so) and B's is unchanged,
+    and no CTA leaves at the entry: all of them work."""
+    one = compile_persistent_tma(warp_specialize)
+    two = compile_persistent_tma(warp_specialize, rows=256, num_ctas=2)
+    assert "tile.split_ctas = 2" in two.asm["tilegpu"] and "tile.split_ctas" not in one.asm["tilegpu"]
+    for key in ("shared", "spill_stores", "producer_warps", "wgmma_serialized"):
+        assert two.metadata.get(key) == one.metadata.get(key), key
+    for instruction in ("wgmma.mma_async", "cp.async.bulk.tensor"):
+        assert two.asm["ptx"].count(instruction) == one.asm["ptx"].count(instruction)
+    assert [m["box"] for m in two.metadata["tensormaps"]] == \
+        [m["box"] for m in one.metadata["tensormaps"]] == [[128, 64], [64, 64], [128, 64]]
+    ptx = two.asm["ptx"]
+    assert ".reqnctapercluster 2, 1, 1" in ptx and "%cluster_ctarank" in ptx
+    assert not re.search(r"mov\.u32\s+(%r\d+), %cluster_ctarank;\s+setp\.ne\.b32\s+"
+                         r"(%p\d+), \1, 0;\s+@\2 bra", ptx)
+
+
+def test_the_pointer_kernel_of_two_cta_programs_shares_its_rows_out_too():
+    t = tutorial("09-persistent-matmul")
+    key = (("*fp16", True),) * 3 + (("i32", True),) * 3 + (("i32", True), ("constexpr", 1),
+                                                           ("i32", True), ("constexpr", 1),
+                                                           ("i32", True), ("constexpr", 1)) + \
+        tuple(("constexpr", v) for v in (256, 128, 64, 8, 66))
+    kernel = compile_specialized(t.matmul_persistent, key,
+                                 CompileOptions(num_warps=8, num_stages=3, num_ctas=2))
+    assert "tile.split_ctas = 2" in kernel.asm["tilegpu"]
+    assert "tensor<256x" not in kernel.asm["tilegpu"] and "tensor<128x128xf32" in kernel.asm["tilegpu"]
+    assert kernel.metadata["spill_stores"] == 0
 
 
 @pytest.mark.parametrize("hint, warps, specialised", [(None, 8, True), (None, 4, False),
@@ -139,3 +189,25 @@ def test_persistent_matmul_on_the_gpu(use_descriptors, shape, dtype):
     ref = a.float() @ b.float()
     assert bool(((c.float() - ref).abs() <= 1e-2 * (ref.abs() + K ** 0.5)).all())
 
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("use_descriptors", [False, True, "device"],
+                         ids=["pointers", "descriptors", "device-descriptors"])
+@pytest.mark.parametrize("shape", [(1000, 1024, 512), (2048, 2048, 1024), (256, 128, 64)])
+def test_persistent_matmul_of_two_cta_programs_on_the_gpu(use_descriptors, shape):
+    """CLUSTER_CONFIG: 256-row programs of 2 CTAs, each CTA 128 rows (pointers, host
+    descriptors); the device descriptors' maps are made in the kernel, so there the first CTA
+    runs each program whole. Partial tiles at the edges; C's stale 7s must all go."""
+    torch = pytest.importorskip("torch")
+    t = tutorial("09-persistent-matmul")
+    M, N, K = shape
+    gen = torch.Generator(device="cuda").manual_seed(1)
+    a = torch.randn((M, K), device="cuda", generator=gen).half()
+    b = torch.randn((K, N), device="cuda", generator=gen).half()
+    c = torch.full((M, N), 7.0, device="cuda").half()
+    kernel = t.matmul(a, b, c, use_descriptors, t.CLUSTER_CONFIG)
+    assert kernel.options.num_ctas == 2
+    assert ("tile.split_ctas" in kernel.asm["tilegpu"]) == (use_descriptors != "device")
+    ref = a.float() @ b.float()
+    assert bool(((c.float() - ref).abs() <= 1e-2 * (ref.abs() + K ** 0.5)).all())

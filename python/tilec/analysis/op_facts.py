@@ -54,6 +54,7 @@ OP_FACTS: dict[str, OpFacts] = {
     # --- tile: made by the frontend from the builtins --------------------------------------
     "tile.program_id": _none("program_id"),
     "tile.num_programs": _none("num_programs"),
+    "tile.cta_rank": _none(),  # tile-split-ctas' (no builtin: programs do not see CTAs)
     "tile.make_range": _none("arange", recompute=True),
     "tile.splat": _none("full", "zeros", "zeros_like", "broadcast_to", recompute=True),
     "tile.broadcast": _none("broadcast", "broadcast_to", recompute=True),

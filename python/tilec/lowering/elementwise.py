@@ -181,6 +181,12 @@ def lower_num_programs(ctx: Lowering, op: ir.Operation):
     return [program_index(ctx, ir.IntegerAttr(op.attributes["axis"]).value, count=True)]
 
 
+@rule("tile.cta_rank")
+def lower_cta_rank(ctx: Lowering, op: ir.Operation):
+    return [ir.Operation.create("nvvm.read.ptx.sreg.cluster.ctarank",
+                                results=[ir.IntegerType.get_signless(32)]).result]
+
+
 @rule("tile.make_range")
 def lower_make_range(ctx: Lowering, op: ir.Operation):
     start = ir.IntegerAttr(op.attributes["start"]).value

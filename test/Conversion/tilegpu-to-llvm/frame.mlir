@@ -123,3 +123,22 @@ module attributes {tilegpu.num_ctas = 2 : i32, tilegpu.num_warps = 4 : i32, tile
     return
   }
 }
+
+// -----
+
+// A kernel whose rows tile-split-ctas shared out among its CTAs (tile.split_ctas): every CTA runs
+// it (no branch at the entry), and tile.cta_rank reads the CTA's rank in its cluster.
+// CHECK-LABEL: gpu.func @split_rows
+// CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CHECK-NOT: cf.cond_br
+// CHECK: [[RANK:%.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+// CHECK: st.global.b32 {{.*}} [[RANK]] :
+// CHECK-NEXT: gpu.return
+// CHECK-NEXT: }
+module attributes {tilegpu.num_ctas = 2 : i32, tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @split_rows(%out: !tile.ptr<i32, 1 : i32>) attributes {tile.kernel, tile.split_ctas = 2 : i32} {
+    %rank = "tile.cta_rank"() : () -> i32
+    "tile.store"(%out, %rank) {cache = "none", evict = "evict_normal"} : (!tile.ptr<i32, 1 : i32>, i32) -> ()
+    return
+  }
+}
