@@ -15,7 +15,11 @@ file, bench/matmul.py's) runs the same configs for comparison, and cuBLAS runs a
 torch.matmul(a, b, out=c). Default shapes: 4096^3 and 8192^3 (issue 18's); configs: 128x128x64 with 8 warps and 3 stages,
 128x256x64 with 8 warps and 3 and 4 stages, 128x128x64 with 4 warps and 4 stages, and
 128x256x64 with 8 warps and 3 and 4 stages with `:ws` (the loop `warp_specialize=True`: a
-producer warpgroup issues the TMA copies; the pointer kernel skips those configs).
+producer warpgroup issues the TMA copies; the pointer kernel skips those configs), and
+256x256x64:w8:s3:ws:c2. A config ending `:cN` launches programs of N CTAs (`num_ctas=N`,
+thread block clusters): tilec gives each CTA BM/N rows (tile-split-ctas) and, warp-specialised,
+copies B once per cluster (multicast); 256x256x64:w8:s3:ws:c2 is two CTAs of 128x256 sharing
+B, and a persistent kernel launches a program per N SMs.
 
 --kernel persistent runs matmul_persistent_desc_kernel instead (one program per SM walking
 the tiles, `tl.range(..., flatten=True, warp_specialize=...)` over them, the same host
@@ -49,18 +53,22 @@ RTOL = 1e-2
 TARGET_OVER_CUBLAS = 1.05
 DEFAULT_SHAPES = "4096x4096x4096,8192x8192x8192"
 DEFAULT_CONFIGS = ("128x128x64:w8:s3,128x256x64:w8:s3,128x256x64:w8:s4,128x128x64:w4:s4,"
-                   "128x256x64:w8:s3:ws,128x256x64:w8:s4:ws")
+                   "128x256x64:w8:s3:ws,128x256x64:w8:s4:ws,256x256x64:w8:s3:ws:c2")
 
 
-def parse_configs(text: str) -> list[tuple[int, int, int, int, int, bool]]:
-    """`BMxBNxBK:wW:sS`, or with `:ws` after it for a warp-specialised loop."""
+def parse_configs(text: str) -> list[tuple[int, int, int, int, int, bool, int]]:
+    """`BMxBNxBK:wW:sS`, then `:ws` for a warp-specialised loop and `:cN` for programs of N
+    CTAs (num_ctas), in that order where both."""
     configs = []
     for item in text.split(","):
-        blocks, warps, stages, *ws = item.split(":")
-        if ws not in ([], ["ws"]):
-            raise SystemExit(f"--configs: {item!r} is not BMxBNxBK:wW:sS[:ws]")
+        blocks, warps, stages, *rest = item.split(":")
+        ws = rest[:1] == ["ws"]
+        ctas = rest[ws:]
+        if len(ctas) > 1 or (ctas and not (ctas[0][:1] == "c" and ctas[0][1:].isdigit())):
+            raise SystemExit(f"--configs: {item!r} is not BMxBNxBK:wW:sS[:ws][:cN]")
         bm, bn, bk = (int(v) for v in blocks.split("x"))
-        configs.append((bm, bn, bk, int(warps.lstrip("w")), int(stages.lstrip("s")), bool(ws)))
+        configs.append((bm, bn, bk, int(warps.lstrip("w")), int(stages.lstrip("s")), ws,
+                        int(ctas[0][1:]) if ctas else 1))
     return configs
 
 
@@ -130,15 +138,18 @@ def main() -> int:
         ref = a.float() @ b.float()
         row = {"shape": f"{M}x{N}x{K}", "tflops": 2 * M * N * K, "configs": {}}
         row["cublas"] = run("cuBLAS", lambda: torch.matmul(a, b, out=c), c, ref, K)
-        for bm, bn, bk, warps, stages, ws in configs:
-            label = f"{bm}x{bn}x{bk}:w{warps}:s{stages}" + (":ws" if ws else "")
+        for bm, bn, bk, warps, stages, ws, ctas in configs:
+            label = f"{bm}x{bn}x{bk}:w{warps}:s{stages}" + (":ws" if ws else "") + \
+                (f":c{ctas}" if ctas > 1 else "")
             grid = (-(-M // bm) * -(-N // bn),)
             meta = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=GROUP_M, num_warps=warps,
                         num_stages=stages)
+            if ctas > 1:
+                meta["num_ctas"] = ctas
             desc_meta = dict(meta, WARP_SPECIALIZE=ws)
             desc_grid = grid
-            if args.kernel != "tile":  # persistent: a program per SM at most
-                desc_grid = (min(grid[0], gpu.sm_count()),)
+            if args.kernel != "tile":  # persistent: a program (of `ctas` SMs) per SM at most
+                desc_grid = (min(grid[0], gpu.sm_count() // ctas),)
                 desc_meta["NUM_SMS"] = desc_grid[0]
             found = {}
             descs = [TensorDescriptor.from_tensor(t, blk) for t, blk in

@@ -162,6 +162,9 @@ irdl.dialect @tilegpu {
 
   irdl.operation @barrier {
   }
+  // Every thread of every CTA of the program's cluster (barrier.cluster arrive, then wait).
+  irdl.operation @cluster_barrier {
+  }
 
   // c + a * b on wgmma: A [M, K] read from shared memory (an NVMMA layout) or from registers
   // (a dot_operand 0 layout of the result's), B [K, N] from shared memory, the accumulator

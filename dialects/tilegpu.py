@@ -396,6 +396,16 @@ def barrier() -> ir.Operation:
     return _create("barrier")
 
 
+def cluster_barrier() -> ir.Operation:
+    return _create("cluster_barrier")
+
+
+# Where a program is a cluster of N CTAs: an arrive_barrier with CLUSTER_ATTR N arrives on the
+# barrier in each of the N CTAs, a TMA copy with MULTICAST_ATTR N lands in all of them.
+CLUSTER_ATTR = "ctas"
+MULTICAST_ATTR = "multicast"
+
+
 ASYNC_ATTR = "is_async"  # a warpgroup_dot that leaves its wgmma group in flight
 
 
@@ -437,8 +447,12 @@ def wait_barrier(bar: ir.Value, phase: ir.Value) -> ir.Operation:
     return _create("wait_barrier", [], [bar, phase])
 
 
-def arrive_barrier(bar: ir.Value) -> ir.Operation:
-    return _create("arrive_barrier", [], [bar])
+def arrive_barrier(bar: ir.Value, ctas: int = 1) -> ir.Operation:
+    """Each thread arrives on `bar`; with `ctas` N above 1, lane 0 of each warp arrives on
+    `bar` of each of the cluster's N CTAs, for its warp."""
+    attrs = {CLUSTER_ATTR: ir.IntegerAttr.get(ir.IntegerType.get_signless(32), ctas)} \
+        if ctas > 1 else {}
+    return _create("arrive_barrier", [], [bar], attrs)
 
 
 def warpgroup_turn_wait(warpgroup: int = -1) -> ir.Operation:
@@ -470,8 +484,13 @@ def warp_specialize(producer_warps: int, producer_registers: int,
 
 
 def async_tma_copy_global_to_local(tensormap: ir.Value, bar: ir.Value, dst: ir.Value,
-                                   coords: list[ir.Value]) -> ir.Operation:
-    return _create("async_tma_copy_global_to_local", [], [tensormap, bar, dst, *coords])
+                                   coords: list[ir.Value], multicast: int = 1) -> ir.Operation:
+    """A TMA copy into `dst` completing on `bar`; with `multicast` N above 1, this CTA copies
+    the column blocks of its rank (j % N == rank) into `dst` and onto `bar` of each of the
+    cluster's N CTAs (which all make the same copy's other blocks)."""
+    attrs = {MULTICAST_ATTR: ir.IntegerAttr.get(ir.IntegerType.get_signless(32), multicast)} \
+        if multicast > 1 else {}
+    return _create("async_tma_copy_global_to_local", [], [tensormap, bar, dst, *coords], attrs)
 
 
 def async_tma_copy_local_to_global(tensormap: ir.Value, src: ir.Value,

@@ -605,8 +605,18 @@ def _wait_barrier(op) -> str | None:
     return _barriers(op.operands[0], one=True)
 
 
+def _cluster_size(op, name: str) -> str | None:
+    """A `ctas`/`multicast` attribute, where present: a cluster of 2, 4 or 8 CTAs."""
+    if name not in op.attributes:
+        return None
+    value = op.attributes[name]
+    if not isinstance(value, ir.IntegerAttr) or value.value not in (2, 4, 8):
+        return f"{name} is the cluster's CTAs, 2, 4 or 8, not {value}"
+    return None
+
+
 def _arrive_barrier(op) -> str | None:
-    return _barriers(op.operands[0], one=True)
+    return _barriers(op.operands[0], one=True) or _cluster_size(op, "ctas")
 
 
 def _num_warps_around(op) -> int:
@@ -665,7 +675,7 @@ def _warpgroup_turn(op) -> str | None:
 
 
 def _tma_copy(op) -> str | None:
-    problem = _barriers(op.operands[1], one=True)
+    problem = _barriers(op.operands[1], one=True) or _cluster_size(op, "multicast")
     if problem:
         return problem
     desc = _memdesc(op.operands[2].type)

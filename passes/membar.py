@@ -24,8 +24,8 @@ after reads, and accesses to disjoint bytes, need none. Runs after
   the read counts as an ordinary one, which a barrier completes for the other threads. A write
   to bytes such a copy may still be reading gets that wait, then a barrier, in front of it
   (tilegpu-pipeline places the wait itself where it defers it);
-- an existing `tilegpu.barrier` or `gpu.barrier` completes everything pending but copies and
-  TMA stores;
+- an existing `tilegpu.barrier`, `gpu.barrier` or `tilegpu.cluster_barrier` (which all the
+  CTA's threads reach too) completes everything pending but copies and TMA stores;
 - a `tilegpu.warp_specialize` starts with everything before it completed (a barrier of all
   threads in front of it where needed), then each of its regions is a path of its own.
 
@@ -51,7 +51,7 @@ from tilec.passbase import Pass, ops_in, register, require_layouts
 
 Interval = tuple[int, int]  # [start, end) in bytes
 _ANYWHERE: Interval = (0, 1 << 31)
-_BARRIERS = ("tilegpu.barrier", "gpu.barrier")
+_BARRIERS = ("tilegpu.barrier", "gpu.barrier", "tilegpu.cluster_barrier")
 _LOOPS = ("scf.for", "scf.while")
 _TMA_STORES = ("tilegpu.async_tma_copy_local_to_global", "tilegpu.async_tma_reduce")
 

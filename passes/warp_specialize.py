@@ -42,6 +42,14 @@ After it runs, such a kernel is
 TMA maps the kernel makes (tile.make_tensormap, in its top block) move to the front of the
 kernel with the pure ops computing their operands, before the rings and the split: every
 thread makes them once, and the producer's copies use them.
+In a kernel whose rows tile-split-ctas shared out among the N CTAs of its cluster
+(`tile.split_ctas`), a load of whole rows (its map a parameter without `tile.split_rows`, and
+N dividing its column blocks) is the same block in every CTA: each producer copies 1/N of it
+into all of them (`multicast = N`). A slot is then free only when the consumers of every CTA
+released it: the empty ring counts num_warps * N arrivals, one per consumer warp and CTA
+(`arrive_barrier {ctas = N}`); a `cluster_barrier` replaces the barrier after the inits (no
+copy or arrival reaches a CTA before its barriers exist) and ends both regions, the consumers
+invalidating the rings after it (another CTA may still release slots here until it is done).
 The producer runs up to S trips ahead of the slowest consumer. C is the most registers the
 consumers can raise to beside a 40-register producer warpgroup (analysis/registers.py).
 
@@ -67,6 +75,7 @@ from tilec.passbase import (SPLIT, Pass, module_num_warps, ops_in, register, req
 from tilec.passes.pipeline import (NUM_STAGES, _AsyncDot, _barrier_slot, _clone_slice, _i32,
                                    _Loop, _owner, _Pipeliner, _subview, _tma_candidates,
                                    loop_stages, nested_tma_loop, next_slot, tma_rings)
+from tilec.passes.split_ctas import SPLIT_ATTR, SPLIT_ROWS_ATTR
 
 WS_ATTR = "tile.warp_specialize"
 
@@ -125,6 +134,36 @@ def _hoist_maps(top: ir.Block) -> list[ir.Operation] | None:
     return moved
 
 
+def split_ctas(kernel: ir.Operation) -> int:
+    """The CTAs tile-split-ctas shared the kernel's rows out among (1: none)."""
+    return ir.IntegerAttr(kernel.attributes[SPLIT_ATTR]).value \
+        if SPLIT_ATTR in kernel.attributes else 1
+
+
+def _multicast_stages(kernel: ir.Operation, stages) -> list[bool]:
+    """Per TMA load, whether the cluster's CTAs copy it once for all (multicast): in a kernel
+    whose rows tile-split-ctas shared out, a load of whole rows (its map a parameter without
+    tile.split_rows) is the same block in every CTA, and each copies 1/N of its column
+    blocks into all of them; only where N divides its column blocks."""
+    n = split_ctas(kernel)
+    if n == 1:
+        return [False] * len(stages)
+    entry = kernel.regions[0].blocks[0]
+    attrs = list(kernel.attributes["arg_attrs"]) if "arg_attrs" in kernel.attributes else []
+
+    def whole(stage) -> bool:
+        arg = stage.map
+        if not isinstance(arg.owner, ir.Block) or arg.owner != entry:
+            return False
+        number = ir.BlockArgument(arg).arg_number
+        return number >= len(attrs) or SPLIT_ROWS_ATTR not in ir.DictAttr(attrs[number])
+
+    def blocks(stage) -> int:
+        layout = stage.desc.layout
+        return stage.desc.shape[layout.order[0]] // layout.block_width
+    return [whole(s) and blocks(s) % n == 0 for s in stages]
+
+
 class _Specializer(_Pipeliner):
     """The split of one marked loop. `self.loop` is the loop whose body holds the TMA loads:
     the marked loop itself, or the one loop nested in it that does (`self.outer` is then the
@@ -135,6 +174,7 @@ class _Specializer(_Pipeliner):
         super().__init__(nested or loop, num_stages)
         self.outer = _Loop(loop) if nested is not None else None
         self.num_warps = num_warps
+        self.ctas = 1  # the cluster's CTAs that multicast copies and release slots together
 
     def run(self) -> bool:
         loop = self.loop
@@ -166,19 +206,26 @@ class _Specializer(_Pipeliner):
         if hoisted is None:
             return False
         self.wgmma = _AsyncDot.find(loop, stages)
+        self.multicast = _multicast_stages(marked.parent, stages)
+        if any(self.multicast):
+            self.ctas = split_ctas(marked.parent)
         self._split(top, stages, outside, load_slice, advance_slice, carried, hoisted)
         return True
 
     def _split(self, top: ir.Block, stages, outside, load_slice, advance_slice,
                carried, hoisted: list[ir.Operation]) -> None:
         op, S = self.loop.op, self.num_stages
-        consumers = self.num_warps * 32
+        # every consumer thread releases a slot; in a cluster, each consumer warp of every CTA
+        consumers = self.num_warps * 32 if self.ctas == 1 else self.num_warps * self.ctas
         first = next(o.operation for o in top.operations if o.operation not in hoisted)
         with ir.InsertionPoint(first), op.location:
             rings, fulls = tma_rings(stages, S)
             empty = tilegpu.local_alloc(tilegpu.barrier_memdesc(1, S + 1))  # + a spare
             tilegpu.init_barrier(empty, consumers)
-            ir.Operation.create("tilegpu.barrier")
+            if self.ctas == 1:
+                ir.Operation.create("tilegpu.barrier")
+            else:  # no CTA copies into, or releases, another's slots before it made them
+                tilegpu.cluster_barrier()
             split = tilegpu.warp_specialize(
                 WARPGROUP, PRODUCER_REGISTERS,
                 consumer_registers(self.num_warps, WARPGROUP, PRODUCER_REGISTERS))
@@ -189,11 +236,17 @@ class _Specializer(_Pipeliner):
             consumer.append(moved)
         with ir.InsertionPoint(consumer), ret.location:
             ir.Operation.create("gpu.yield")
-        rings = _Rings(rings, fulls, empty, S)
+        rings = _Rings(rings, fulls, empty, S, self.ctas)
         with ir.InsertionPoint(producer), op.location:
             self._produce(stages, outside, load_slice, advance_slice, carried, rings)
+            if self.ctas > 1:  # (the other producer warps have left: the barrier skips them)
+                tilegpu.cluster_barrier()
             ir.Operation.create("gpu.yield")
         self._consume(stages, rings)
+        if self.ctas > 1:  # the other CTAs may release slots here until they are done
+            with ir.InsertionPoint(list(consumer.operations)[-1].operation), ret.location:
+                tilegpu.cluster_barrier()
+                rings.release()
 
     def _produce(self, stages, outside, load_slice, advance_slice, carried,
                  rings: "_Rings") -> None:
@@ -229,10 +282,12 @@ class _Specializer(_Pipeliner):
             trip[loop.iv] = producer.induction_variable
             trip.update({loop.args[i]: v for i, v in zip(carried, args)})
             _clone_slice(load_slice, trip)
-            for stage, ring, full in zip(stages, rings.buffers, rings.fulls):
+            for stage, ring, full, shared in zip(stages, rings.buffers, rings.fulls,
+                                                 self.multicast):
                 tilegpu.async_tma_copy_global_to_local(
                     trip.get(stage.map, stage.map), _barrier_slot(full, slot),
-                    _subview(ring, slot, stage.desc), [trip.get(c, c) for c in stage.coords])
+                    _subview(ring, slot, stage.desc), [trip.get(c, c) for c in stage.coords],
+                    multicast=self.ctas if shared else 1)
             scf.YieldOp(self._advance(advance_slice, carried, trip) + next_slot(slot, phase, S))
         return list(producer.results)[-2:]
 
@@ -263,11 +318,9 @@ class _Specializer(_Pipeliner):
                 old.replace_all_uses_with(new)
             outer.op.erase()
             last = tiles
-        with ir.InsertionPoint.after(last.operation), where:
-            for bar in [*rings.fulls, rings.empty]:  # every copy issued was waited for
-                tilegpu.inval_barrier(bar)
-            for buffer in [*rings.buffers, *rings.fulls, rings.empty]:
-                tilegpu.local_dealloc(buffer)
+        if rings.ctas == 1:  # (in a cluster, after the split's closing cluster barrier)
+            with ir.InsertionPoint.after(last.operation), where:
+                rings.release()
 
     def _consume_loop(self, stages, rings: "_Rings", state: list[ir.Value]):
         """The consuming loop from ring state `state`: it waits for each trip's slot, reads it
@@ -295,10 +348,10 @@ class _Specializer(_Pipeliner):
                 # every wgmma, C7514): the first trip arrives on the ring's spare barrier
                 later = arith.cmpi(arith.CmpIPredicate.ne, loop.iv, lb)
                 tilegpu.arrive_barrier(rings.empty_at(
-                    arith.select(later, rings.before(slot), _i32(S))))
+                    arith.select(later, rings.before(slot), _i32(S))), rings.ctas)
         with ir.InsertionPoint(old_yield), op.location:
             if self.wgmma is None:
-                tilegpu.arrive_barrier(rings.empty_at(slot))
+                tilegpu.arrive_barrier(rings.empty_at(slot), rings.ctas)
             scf.YieldOp(list(old_yield.operands) + next_slot(slot, phase, S))
         old_yield.erase()
         results = list(new_loop.results)[:len(inits)]
@@ -312,7 +365,7 @@ class _Specializer(_Pipeliner):
                     ran = arith.cmpi(arith.CmpIPredicate.slt, lb, ub)
                     out_slot = list(new_loop.results)[-2]
                     tilegpu.arrive_barrier(rings.empty_at(
-                        arith.select(ran, rings.before(out_slot), _i32(S))))
+                        arith.select(ran, rings.before(out_slot), _i32(S))), rings.ctas)
         for old, new in zip(op.results, results):
             old.replace_all_uses_with(new)
         op.erase()
@@ -323,8 +376,16 @@ class _Rings:
     """The split's shared state: a ring of buffers and of full barriers per load, and the
     ring of empty barriers, `stages` slots each."""
 
-    def __init__(self, buffers, fulls, empty, stages: int):
+    def __init__(self, buffers, fulls, empty, stages: int, ctas: int = 1):
         self.buffers, self.fulls, self.empty, self.stages = buffers, fulls, empty, stages
+        self.ctas = ctas  # the CTAs whose consumers release each slot (1: this CTA's)
+
+    def release(self) -> None:
+        """The barriers invalidated (every copy issued was waited for) and the rings freed."""
+        for bar in [*self.fulls, self.empty]:
+            tilegpu.inval_barrier(bar)
+        for buffer in [*self.buffers, *self.fulls, self.empty]:
+            tilegpu.local_dealloc(buffer)
 
     def empty_at(self, slot: ir.Value) -> ir.Value:
         return _barrier_slot(self.empty, slot)

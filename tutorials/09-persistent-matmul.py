@@ -130,7 +130,9 @@ def matmul_persistent_device_tma(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_SIZE_M: tl.
 CONFIG = dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, GROUP_SIZE_M=8,
               num_warps=8, num_stages=3)
 # Programs of two CTAs (a thread block cluster, sm_90): each CTA computes 128 of a program's
-# 256 rows (tile-split-ctas), so a CTA's work is CONFIG's, and half as many programs run.
+# 256 rows (tile-split-ctas), so a CTA's work is CONFIG's, and half as many programs run. With
+# descriptors and the tile loop warp-specialised, the two CTAs copy each B block once for both
+# (TMA multicast), so the pair reads from L2 the B traffic of one.
 CLUSTER_CONFIG = dict(CONFIG, BLOCK_SIZE_M=256, num_ctas=2)
 
 

@@ -1447,6 +1447,21 @@ func.func @tma_copy_two_barriers(%map: !llvm.ptr, %bar: !tilegpu.memdesc<[2], i6
 
 // -----
 
+// A multicast copy, or an arrival on every CTA's barrier, is for a cluster of 2, 4 or 8 CTAs.
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+module {
+func.func @three_ctas(%map: !llvm.ptr, %bar: !tilegpu.memdesc<[1], i64, #bs, true>, %dst: !tilegpu.memdesc<[64, 64], f16, #nvmma, true>, %c: i32) {
+  // expected-error@+1 {{'tilegpu.async_tma_copy_global_to_local' op multicast is the cluster's CTAs, 2, 4 or 8, not 3 : i32}}
+  "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %dst, %c, %c) {multicast = 3 : i32} : (!llvm.ptr, !tilegpu.memdesc<[1], i64, #bs, true>, !tilegpu.memdesc<[64, 64], f16, #nvmma, true>, i32, i32) -> ()
+  // expected-error@+1 {{'tilegpu.arrive_barrier' op ctas is the cluster's CTAs, 2, 4 or 8, not 1 : i32}}
+  "tilegpu.arrive_barrier"(%bar) {ctas = 1 : i32} : (!tilegpu.memdesc<[1], i64, #bs, true>) -> ()
+  return
+}
+}
+
+// -----
+
 // TMA writes the nvmma_shared layout only.
 #bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
 #shared = #tilegpu.shared<8 : i32, 1 : i32, 8 : i32, [1, 0]>

@@ -488,3 +488,78 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tile
     return
   }
 }
+
+// -----
+
+// The persistent kernel in a program of 2 CTAs whose rows tile-split-ctas shared out
+// (tile.split_ctas = 2; A's map moves this CTA's rows, tile.split_rows): B's block is the same in
+// both CTAs, so each producer copies half its column blocks into both (multicast = 2), and a
+// slot is free only when the consumers of both CTAs released it: each consumer warp arrives on
+// the empty barrier of both CTAs (ctas = 2), 4 warps x 2 CTAs = 8 arrivals. A cluster barrier
+// follows the barriers' inits (no CTA copies into, or arrives on, another's before they are
+// made) and ends both regions; the consumers invalidate the rings after it (the other CTA may
+// release slots here until it is done). (Barrier.cluster waits for the threads that have not
+// exited: the producer warps that issue nothing leave.)
+// CHECK-LABEL: func.func @cluster
+// CHECK: "tilegpu.init_barrier"({{%.*}}) {count = 1 : i32}
+// CHECK: "tilegpu.init_barrier"({{%.*}}) {count = 1 : i32}
+// CHECK: "tilegpu.init_barrier"([[EMPTY:%.*]]) {count = 8 : i32}
+// CHECK-NEXT: "tilegpu.cluster_barrier"() : () -> ()
+// CHECK-NEXT: "tilegpu.warp_specialize"() ({
+// CHECK: "tilegpu.wait_barrier"
+// CHECK: "tilegpu.async_tma_copy_global_to_local"(%arg0, {{.*}}) :
+// CHECK: "tilegpu.async_tma_copy_global_to_local"(%arg1, {{.*}}) {multicast = 2 : i32}
+// CHECK: "tilegpu.cluster_barrier"() : () -> ()
+// CHECK-NEXT: gpu.yield
+// CHECK-NEXT: }, {
+// CHECK: "tilegpu.warpgroup_dot"
+// CHECK: "tilegpu.arrive_barrier"({{%.*}}) {ctas = 2 : i32}
+// CHECK: "tilegpu.warpgroup_dot_wait"
+// CHECK: "tilegpu.arrive_barrier"({{%.*}}) {ctas = 2 : i32}
+// CHECK: "tilegpu.cluster_barrier"() : () -> ()
+// CHECK-NEXT: "tilegpu.inval_barrier"
+// CHECK-NEXT: "tilegpu.inval_barrier"
+// CHECK-NEXT: "tilegpu.inval_barrier"([[EMPTY]])
+// CHECK: gpu.yield
+// CHECK-NEXT: })
+// CHECK-NEXT: return
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+#mma = #tilegpu.mma<[3, 0], [4, 1], [16, 128]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!abuf = !tilegpu.memdesc<[64, 64], f16, #nvmma, true>
+!bbuf = !tilegpu.memdesc<[64, 128], f16, #nvmma, true>
+module attributes {tilegpu.num_ctas = 2 : i32, tilegpu.num_warps = 4 : i32, tilegpu.target = "cuda:90", tilegpu.threads_per_warp = 32 : i32} {
+  func.func @cluster(%amap: !llvm.ptr {tile.split_rows = 64 : i32}, %bmap: !llvm.ptr, %first: i32, %tiles: i32, %nsm: i32, %n: i32,
+                     %out: tensor<64x128x!tile.ptr<f32, 1 : i32>, #mma>) attributes {tile.kernel, tile.split_ctas = 2 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c128 = arith.constant 128 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x128xf32, #mma>
+    scf.for %t = %first to %tiles step %nsm : i32 {
+      %m = arith.muli %t, %c128 : i32
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x128xf32, #mma>) : i32 {
+        %k = arith.muli %i, %c64 : i32
+        %abar = "tilegpu.local_alloc"() : () -> !bar
+        "tilegpu.init_barrier"(%abar) {count = 1 : i32} : (!bar) -> ()
+        %abuf = "tilegpu.local_alloc"() : () -> !abuf
+        "tilegpu.async_tma_copy_global_to_local"(%amap, %abar, %abuf, %m, %k) : (!llvm.ptr, !bar, !abuf, i32, i32) -> ()
+        %p0 = arith.constant 0 : i32
+        "tilegpu.wait_barrier"(%abar, %p0) : (!bar, i32) -> ()
+        "tilegpu.inval_barrier"(%abar) : (!bar) -> ()
+        %bbar = "tilegpu.local_alloc"() : () -> !bar
+        "tilegpu.init_barrier"(%bbar) {count = 1 : i32} : (!bar) -> ()
+        %bbuf = "tilegpu.local_alloc"() : () -> !bbuf
+        "tilegpu.async_tma_copy_global_to_local"(%bmap, %bbar, %bbuf, %k, %c0) : (!llvm.ptr, !bar, !bbuf, i32, i32) -> ()
+        %p1 = arith.constant 0 : i32
+        "tilegpu.wait_barrier"(%bbar, %p1) : (!bar, i32) -> ()
+        "tilegpu.inval_barrier"(%bbar) : (!bar) -> ()
+        %d = "tilegpu.warpgroup_dot"(%abuf, %bbuf, %acc) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (!abuf, !bbuf, tensor<64x128xf32, #mma>) -> tensor<64x128xf32, #mma>
+        scf.yield %d : tensor<64x128xf32, #mma>
+      }
+      "tile.store"(%out, %r) {cache = "none", evict = "evict_normal"} : (tensor<64x128x!tile.ptr<f32, 1 : i32>, #mma>, tensor<64x128xf32, #mma>) -> ()
+    } {tile.warp_specialize = 1 : i32}
+    return
+  }
+}

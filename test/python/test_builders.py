@@ -329,6 +329,10 @@ def build_tilegpu_module() -> tuple[ir.Module, dict]:
                                                           [stage, stage])
         s["wait_barrier"] = tg.wait_barrier(s["bar"], stage)
         s["arrive_barrier"] = tg.arrive_barrier(s["bar"])
+        s["cluster_arrive"] = tg.arrive_barrier(s["bar"], ctas=2)
+        s["multicast_copy"] = tg.async_tma_copy_global_to_local(
+            tensormap, s["bar"], s["tma_dst"], [stage, stage], multicast=2)
+        s["cluster_barrier"] = tg.cluster_barrier()
         s["inval_barrier"] = tg.inval_barrier(s["bar"])
         s["tma_store"] = tg.async_tma_copy_local_to_global(tensormap, s["tma_dst"], [stage, stage])
         s["tma_reduce"] = tg.async_tma_reduce(tensormap, s["tma_dst"], [stage, stage], "add")

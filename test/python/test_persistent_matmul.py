@@ -123,6 +123,9 @@ def test_a_program_of_two_ctas_gives_each_half_of_its_rows(warp_specialize):
         [m["box"] for m in one.metadata["tensormaps"]] == [[128, 64], [64, 64], [128, 64]]
     ptx = two.asm["ptx"]
     assert ".reqnctapercluster 2, 1, 1" in ptx and "%cluster_ctarank" in ptx
+    # warp-specialised, B's two 64-column blocks are copied once for both CTAs, one by each
+    assert ptx.count(".multicast::cluster") == (2 if warp_specialize else 0)
+    assert ptx.count("mapa.shared::cluster") == (4 if warp_specialize else 0)
     assert not re.search(r"mov\.u32\s+(%r\d+), %cluster_ctarank;\s+setp\.ne\.b32\s+"
                          r"(%p\d+), \1, 0;\s+@\2 bra", ptx)
 

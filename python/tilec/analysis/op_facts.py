@@ -105,6 +105,7 @@ OP_FACTS: dict[str, OpFacts] = {
     "tilegpu.async_commit_group": _write(),
     "tilegpu.async_wait": _write(),
     "tilegpu.barrier": _write("debug_barrier"),
+    "tilegpu.cluster_barrier": _write(),
     "tilegpu.warpgroup_dot": OpFacts(effects="read", access=SHARED_READ, buffer_operand=(0, 1)),
     "tilegpu.warpgroup_dot_wait": _write(),
     "tilegpu.fence_async_shared": _write(),

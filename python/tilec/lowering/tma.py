@@ -39,7 +39,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm, nvvm, scf
 
 from tilec.analysis.shared_memory import storage_bytes
-from tilec.dialects import tile
+from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import MemDesc
 from tilec.lowering.context import Lowering, LoweringError, i32, owner_predicate, rule
 from tilec.lowering.coordinates import DYNAMIC_INDEX
@@ -108,8 +108,24 @@ def lower_wait_barrier(ctx: Lowering, op: ir.Operation):
 
 @rule("tilegpu.arrive_barrier")
 def lower_arrive_barrier(ctx: Lowering, op: ir.Operation):
-    """Each thread arrives once (mbarrier.arrive; the state it returns is not used)."""
-    nvvm.MBarrierArriveOp(ir.IntegerType.get_signless(64), _barrier(ctx.get(op.operands[0])))
+    """Each thread arrives once (mbarrier.arrive; the state it returns is not used). With
+    `ctas` N, each warp arrives once on the barrier of each of the cluster's N CTAs: the warp
+    converges (bar.warp.sync, so every lane is done with what it read), then lane 0 maps the
+    barrier's address into CTA c's shared memory (mapa) and arrives there with release
+    semantics at cluster scope, for c = 0 .. N - 1."""
+    bar = _barrier(ctx.get(op.operands[0]))
+    if tilegpu.CLUSTER_ATTR not in op.attributes:
+        nvvm.MBarrierArriveOp(ir.IntegerType.get_signless(64), bar)
+        return []
+    ctas = ir.IntegerAttr(op.attributes[tilegpu.CLUSTER_ATTR]).value
+    nvvm.SyncWarpOp(i32(-1))
+    address = llvm.ptrtoint(ir.IntegerType.get_signless(32), bar)
+    lane0 = arith.cmpi(arith.CmpIPredicate.eq, ctx.lane, i32(0))
+    for cta in range(ctas):
+        asm([], [lane0, address, i32(cta)],
+            "{ .reg .b32 remote; @$0 mapa.shared::cluster.u32 remote, $1, $2; "
+            "@$0 mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote]; }",
+            ["b", "r", "r"])
     return []
 
 
@@ -122,9 +138,31 @@ def lower_tma_copy(ctx: Lowering, op: ir.Operation):
     nbytes = math.prod(dst.desc.shape) * storage_bytes(dst.element)
     nvvm.MBarrierArriveExpectTxOp(None, bar, i32(nbytes), predicate=first)
     cluster = ir.Type.parse("!llvm.ptr<7>")
-    for base, coords in _column_blocks(dst, [ctx.get(v) for v in list(op.operands)[3:]]):
+    ctas = ir.IntegerAttr(op.attributes[tilegpu.MULTICAST_ATTR]).value \
+        if tilegpu.MULTICAST_ATTR in op.attributes else 1
+    if ctas > 1:  # this CTA's blocks, into every CTA of the cluster (their barriers expect all)
+        rank = ir.Operation.create("nvvm.read.ptx.sreg.cluster.ctarank",
+                                   results=[ir.IntegerType.get_signless(32)]).result
+        every = arith.constant(ir.IntegerType.get_signless(16), (1 << ctas) - 1)
+    blocks = _column_blocks(dst, [ctx.get(v) for v in list(op.operands)[3:]])
+    for j, (base, coords) in enumerate(blocks):
+        if ctas == 1:
+            nvvm.CpAsyncBulkTensorGlobalToSharedClusterOp(
+                llvm.addrspacecast(cluster, base), tensormap, coords, bar, [], predicate=first)
+            continue
+        mine = arith.andi(first, arith.cmpi(arith.CmpIPredicate.eq, rank, i32(j % ctas)))
         nvvm.CpAsyncBulkTensorGlobalToSharedClusterOp(
-            llvm.addrspacecast(cluster, base), tensormap, coords, bar, [], predicate=first)
+            llvm.addrspacecast(cluster, base), tensormap, coords, bar, [], multicastMask=every,
+            predicate=mine)
+    return []
+
+
+@rule("tilegpu.cluster_barrier")
+def lower_cluster_barrier(ctx: Lowering, op: ir.Operation):
+    """barrier.cluster.arrive (release) then barrier.cluster.wait (acquire): every thread of
+    every CTA of the cluster (a CTA's own threads included)."""
+    nvvm.ClusterArriveOp()
+    nvvm.ClusterWaitOp()
     return []
 
 

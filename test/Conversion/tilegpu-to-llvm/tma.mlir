@@ -463,3 +463,61 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
     return
   }
 }
+
+// -----
+
+// In a program of 2 CTAs (tilegpu.num_ctas = 2): a cluster barrier is barrier.cluster's arrive
+// (release) and wait (acquire), and counts as a barrier of the CTA's threads too (membar adds
+// none before the wait). A copy with multicast = 2 expects the whole buffer on this CTA's
+// barrier (the other CTA's copies land here too) and issues the column blocks of its rank:
+// block 0 from CTA 0, block 1 (64 columns on, 8192 bytes in) from CTA 1, each into both CTAs
+// (mask 0b11). An arrive with ctas = 2: the warp converges, then its lane 0 arrives, at
+// cluster scope, on the barrier's twin in CTA 0 and in CTA 1 (mapa).
+// CHECK-LABEL: gpu.func @multicast
+// CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CHECK: nvvm.mbarrier.init [[BAR:%[0-9]+]]
+// CHECK: nvvm.mbarrier.init [[FREE:%[0-9]+]]
+// CHECK: nvvm.cluster.arrive
+// CHECK-NEXT: nvvm.cluster.wait
+// CHECK-NEXT: [[BYTES:%.*]] = arith.constant 16384 : i32
+// CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx [[BAR]], [[BYTES]], predicate = [[T0:%[0-9]+]]
+// CHECK-NEXT: [[RANK:%.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+// CHECK-NEXT: [[BOTH:%.*]] = arith.constant 3 : i16
+// CHECK: [[IS0:%.*]] = arith.cmpi eq, [[RANK]], {{%.*}} : i32
+// CHECK-NEXT: [[MINE0:%.*]] = arith.andi [[T0]], [[IS0]] : i1
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{%.*}}, %arg0, [[BAR]], box[%arg2, %arg1] multicast_mask = [[BOTH]] predicate = [[MINE0]]
+// CHECK: llvm.getelementptr {{%.*}}[8192]
+// CHECK: [[IS1:%.*]] = arith.cmpi eq, [[RANK]], {{%.*}} : i32
+// CHECK-NEXT: [[MINE1:%.*]] = arith.andi [[T0]], [[IS1]] : i1
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global {{%.*}}, %arg0, [[BAR]], box[{{%.*}}, %arg1] multicast_mask = [[BOTH]] predicate = [[MINE1]]
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.mbarrier.try_wait [[BAR]]
+// CHECK: nvvm.bar.warp.sync
+// CHECK-NEXT: [[ADDR:%.*]] = llvm.ptrtoint [[FREE]] : !llvm.ptr<3> to i32
+// CHECK: llvm.inline_asm has_side_effects "{ .reg .b32 remote; @$0 mapa.shared::cluster.u32 remote, $1, $2; @$0 mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote]; }", "b,r,r" [[LANE0:%[0-9]+]], [[ADDR]], [[CTA0:%.*]] :
+// CHECK-NEXT: [[CTA1:%.*]] = arith.constant 1 : i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "{{.*}}mapa{{.*}}", "b,r,r" [[LANE0]], [[ADDR]], [[CTA1]] :
+// CHECK-NEXT: nvvm.cluster.arrive
+// CHECK-NEXT: nvvm.cluster.wait
+#bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
+#nvmma = #tilegpu.nvmma_shared<128 : i32, 16 : i32, [1, 0]>
+!bar = !tilegpu.memdesc<[1], i64, #bs, true>
+!buf = !tilegpu.memdesc<[64, 128], f16, #nvmma, true>
+module attributes {tilegpu.num_ctas = 2 : i32, tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : i32} {
+  func.func @multicast(%map: !llvm.ptr, %row: i32, %col: i32) attributes {tile.kernel, tile.split_ctas = 2 : i32} {
+    %bar = "tilegpu.local_alloc"() : () -> !bar
+    %free = "tilegpu.local_alloc"() : () -> !bar
+    "tilegpu.init_barrier"(%bar) {count = 1 : i32} : (!bar) -> ()
+    "tilegpu.init_barrier"(%free) {count = 8 : i32} : (!bar) -> ()
+    "tilegpu.cluster_barrier"() : () -> ()
+    %buf = "tilegpu.local_alloc"() : () -> !buf
+    "tilegpu.async_tma_copy_global_to_local"(%map, %bar, %buf, %row, %col) {multicast = 2 : i32} : (!llvm.ptr, !bar, !buf, i32, i32) -> ()
+    %phase = arith.constant 0 : i32
+    "tilegpu.wait_barrier"(%bar, %phase) : (!bar, i32) -> ()
+    "tilegpu.arrive_barrier"(%free) {ctas = 2 : i32} : (!bar) -> ()
+    "tilegpu.cluster_barrier"() : () -> ()
+    "tilegpu.inval_barrier"(%bar) : (!bar) -> ()
+    "tilegpu.inval_barrier"(%free) : (!bar) -> ()
+    return
+  }
+}
