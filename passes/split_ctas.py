@@ -188,6 +188,9 @@ class _Splitter:
             self.writes.append(op)  # an effect no CTA could do alone: no split
         if name in _SPLIT_WRITES and operands:
             self.writes.append(op)
+        if name == "arith.constant" and results and not _generator(op.results[0]):
+            r.mark(results[0], split=False)  # a constant of different elements: kept whole
+            return
         if name in ("tile.make_range", "tile.splat", "arith.constant", "tile.cta_rank",
                     "tile.program_id", "tile.num_programs"):
             return  # generators: their uses are tied one by one

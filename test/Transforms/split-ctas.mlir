@@ -219,3 +219,24 @@ func.func @reads_back(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %m: i32) attr
   "tile.tma_store"(%a, %g, %m, %c0) {swizzle = 128 : i32} : (!llvm.ptr, tensor<128x64xf16>, i32, i32) -> ()
   return
 }
+
+// -----
+
+// Kept whole: a constant of different elements tied to the dot's rows (it has no copy of this
+// CTA's rows to give).
+// CHECK-LABEL: func.func @a_constant_of_rows
+// CHECK-NOT: tile.split_ctas
+// CHECK: "tile.dot"{{.*}} -> tensor<32x64xf32>
+func.func @a_constant_of_rows(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %m: i32) attributes {tile.kernel} {
+  %zero = arith.constant dense<0.000000e+00> : tensor<32x64xf32>
+  %c0 = arith.constant 0 : i32
+  %ta = "tile.tma_load"(%a, %m, %c0) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<32x64xf16>
+  %tb = "tile.tma_load"(%b, %c0, %c0) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<64x64xf16>
+  %d = "tile.dot"(%ta, %tb, %zero) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<32x64xf16>, tensor<64x64xf16>, tensor<32x64xf32>) -> tensor<32x64xf32>
+  %rows = arith.constant dense<[[1.0], [2.0], [3.0], [4.0], [5.0], [6.0], [7.0], [8.0], [9.0], [10.0], [11.0], [12.0], [13.0], [14.0], [15.0], [16.0], [17.0], [18.0], [19.0], [20.0], [21.0], [22.0], [23.0], [24.0], [25.0], [26.0], [27.0], [28.0], [29.0], [30.0], [31.0], [32.0]]> : tensor<32x1xf32>
+  %wide = "tile.broadcast"(%rows) : (tensor<32x1xf32>) -> tensor<32x64xf32>
+  %e = arith.mulf %d, %wide : tensor<32x64xf32>
+  %h = arith.truncf %e : tensor<32x64xf32> to tensor<32x64xf16>
+  "tile.tma_store"(%c, %h, %m, %c0) {swizzle = 128 : i32} : (!llvm.ptr, tensor<32x64xf16>, i32, i32) -> ()
+  return
+}

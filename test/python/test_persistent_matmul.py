@@ -212,5 +212,7 @@ def test_persistent_matmul_of_two_cta_programs_on_the_gpu(use_descriptors, shape
     kernel = t.matmul(a, b, c, use_descriptors, t.CLUSTER_CONFIG)
     assert kernel.options.num_ctas == 2
     assert ("tile.split_ctas" in kernel.asm["tilegpu"]) == (use_descriptors != "device")
+    # 8 warps: the descriptor kernels are warp-specialised, and B is copied once per cluster
+    assert (".multicast::cluster" in kernel.asm["ptx"]) == (use_descriptors is True)
     ref = a.float() @ b.float()
     assert bool(((c.float() - ref).abs() <= 1e-2 * (ref.abs() + K ** 0.5)).all())
