@@ -23,8 +23,10 @@ and Out through host TensorDescriptors (each framework's own class) over the
 [batch*heads*seq, d] matrices, so K and V blocks are TMA copies on Hopper; a config with `:ws`
 after it (e.g. 128x128:w8:s3:ws) marks the key loop `warp_specialize=True` (a producer
 warpgroup issues the copies; with 3 stages tilec also overlaps the softmax with P V,
-tilegpu-overlap-dots). The table then also shows tilec/cuDNN (issue 18's target: >= 1.0 at
-d128, 4k-16k tokens).
+tilegpu-overlap-dots), and `:cN` after that launches programs of N CTAs (num_ctas; e.g.
+256x128:w8:s3:ws:c2: each CTA 128 query rows, K and V copied once per cluster by TMA
+multicast; in the default sweep, run through tilec only). The table then also shows tilec/cuDNN (issue 18's target:
+>= 1.0 at d128, 4k-16k tokens).
 Inputs (q, k, v and dOut) are standard normal fp16 [batch*heads, seq, d] (seeded); every result
 (Out, or dQ, dK and dV) is checked once against SDPA's math back end in fp32 on the same inputs
 (|x - ref| <= 2e-2 + 2e-2 |ref|), then timed with CUDA events (median over --repeats after
@@ -62,17 +64,19 @@ class Config(NamedTuple):
     num_warps: int
     num_stages: int
     warp_specialize: bool = False  # attention_fwd_tma's WARP_SPECIALIZE
+    num_ctas: int = 1  # CTAs a program (a cluster): tilec gives each block_m / num_ctas rows
 
     @property
     def label(self) -> str:
         return f"{self.block_m}x{self.block_n} w{self.num_warps} s{self.num_stages}" + (
-            " ws" if self.warp_specialize else "")
+            " ws" if self.warp_specialize else "") + (
+            f" c{self.num_ctas}" if self.num_ctas > 1 else "")
 
 
 CONFIGS = [Config(128, 64, 8, 2), Config(128, 128, 8, 2), Config(128, 64, 4, 2)]
 DESCRIPTOR_KERNEL = "attention_fwd_tma"
 DESCRIPTOR_CONFIGS = [Config(128, 64, 8, 2), Config(128, 128, 8, 2, True),
-                      Config(128, 128, 8, 3, True)]
+                      Config(128, 128, 8, 3, True), Config(256, 128, 8, 3, True, 2)]
 # Configs run for Triton only, by head dim: 128x64 on 4 warps at d128 needs more than 255
 # registers in both compilers (one warpgroup holds the 128x128 fp32 accumulator and the 128x64
 # scores; tilec spills 48-592 bytes there, Triton 12-208). Triton keeps it (it is its best
@@ -87,15 +91,20 @@ def parse_cases(text: str) -> list[tuple[int, int, int]]:
 
 
 def parse_configs(text: str) -> list[Config]:
-    """`BMxBN:wW:sS`, or with `:ws` after it for a warp-specialised key loop."""
+    """`BMxBN:wW:sS`, then `:ws` for a warp-specialised key loop and `:cN` for programs of N
+    CTAs (num_ctas; descriptors only), in that order where both."""
     configs = []
     for item in text.split(","):
         item = item.strip()
+        ctas = 1
+        head, _, last = item.rpartition(":")
+        if last[:1] == "c" and last[1:].isdigit():
+            item, ctas = head, int(last[1:])
         specialised = item.endswith(":ws")
         found, = common.parse_int_tuples(
             item[:-3] if specialised else item, r"(\d+)x(\d+):w(\d+):s(\d+)", "--configs",
-            "BMxBN:wW:sS[:ws] (e.g. 128x64:w8:s2 or 128x128:w8:s2:ws)")
-        configs.append(Config(*found, specialised))
+            "BMxBN:wW:sS[:ws][:cN] (e.g. 128x64:w8:s2, 128x128:w8:s2:ws or 256x128:w8:s3:ws:c2)")
+        configs.append(Config(*found, specialised, ctas))
     return configs
 
 
@@ -169,7 +178,9 @@ class Runner:
             found[name].pop("returned", None)
         for name, kernels in self.kernels.items():
             entries = []
-            skipped = TRITON_ONLY.get(case.d, []) if name == "tilec" else []
+            # cluster configs are tilec's scheme (tile-split-ctas): tilec only
+            skipped = TRITON_ONLY.get(case.d, []) if name == "tilec" else \
+                [c for c in configs if c.num_ctas > 1]
             for config in (c for c in configs if c not in skipped):
                 case.clear()
                 launch = case.launcher(kernels, config, self.descriptors[name]
@@ -267,6 +278,8 @@ class Case:
         d, seq, bh, causal = self.d, self.seq, self.bh, self.causal
         q, k, v = self.q, self.k, self.v
         options = {"num_warps": config.num_warps, "num_stages": config.num_stages}
+        if config.num_ctas > 1:
+            options["num_ctas"] = config.num_ctas
         if descriptor is not None:
             fwd = kernels[DESCRIPTOR_KERNEL]
 

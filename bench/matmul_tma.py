@@ -19,7 +19,7 @@ producer warpgroup issues the TMA copies; the pointer kernel skips those configs
 256x256x64:w8:s3:ws:c2. A config ending `:cN` launches programs of N CTAs (`num_ctas=N`,
 thread block clusters): tilec gives each CTA BM/N rows (tile-split-ctas) and, warp-specialised,
 copies B once per cluster (multicast); 256x256x64:w8:s3:ws:c2 is two CTAs of 128x256 sharing
-B, and a persistent kernel launches a program per N SMs.
+B, and a persistent kernel launches a program per N SMs; Triton does not run these configs.
 
 --kernel persistent runs matmul_persistent_desc_kernel instead (one program per SM walking
 the tiles, `tl.range(..., flatten=True, warp_specialize=...)` over them, the same host
@@ -163,7 +163,7 @@ def main() -> int:
                     f"tilec (pointers) {label}", lambda: kernels["tilec (pointers)"][grid](
                         a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                         c.stride(0), c.stride(1), **meta), c, ref, K)
-            if "triton" in kernels:
+            if "triton" in kernels and ctas == 1:  # cluster configs: tilec's scheme only
                 tdescs = [triton_descriptor.from_tensor(t, blk) for t, blk in
                           ((a, [bm, bk]), (b, [bk, bn]), (c, [bm, bn]))]
                 if args.kernel == "device":

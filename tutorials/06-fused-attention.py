@@ -244,11 +244,13 @@ def attention(q, k, v, causal=False, sm_scale=None, block_m=128, block_n=64, num
 
 
 def attention_tma(q, k, v, causal=False, sm_scale=None, block_m=128, block_n=128, num_warps=8,
-                  warp_specialize=True, num_stages=3):
+                  warp_specialize=True, num_stages=3, num_ctas=1):
     """attention() through attention_fwd_tma: the [batch * heads, seq_len, head_dim] tensors
     seen as [batch * heads * seq_len, head_dim] matrices by tilec's TensorDescriptor. The
     defaults are the fastest measured on Hopper (README): a producer warpgroup issues the
-    copies into a 3-stage ring, and the consumers overlap the softmax with P @ V."""
+    copies into a 3-stage ring, and the consumers overlap the softmax with P @ V. With
+    num_ctas=2 (and block_m=256) a program is two CTAs of 128 query rows each, which copy each
+    K and V block once for both (warp-specialised: TMA multicast)."""
     from tilec.tools.tensor_descriptor import TensorDescriptor
     heads, seq_len, head_dim = q.shape
     sm_scale = head_dim ** -0.5 if sm_scale is None else sm_scale
@@ -260,7 +262,8 @@ def attention_tma(q, k, v, causal=False, sm_scale=None, block_m=128, block_n=128
     attention_fwd_tma[(seq_len // block_m, heads)](
         desc(q, block_m), desc(k, block_n), desc(v, block_n), desc(out, block_m), lse, sm_scale,
         seq_len, HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=block_n, CAUSAL=causal,
-        WARP_SPECIALIZE=warp_specialize, num_warps=num_warps, num_stages=num_stages)
+        WARP_SPECIALIZE=warp_specialize, num_warps=num_warps, num_stages=num_stages,
+        num_ctas=num_ctas)
     return out, lse
 
 

@@ -370,6 +370,48 @@ def test_attention_through_descriptors_on_the_gpu(causal, head_dim, warp_special
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("warp_specialize", [True, False])
+def test_attention_of_two_cta_programs_on_the_gpu(causal, warp_specialize):
+    """256 query rows a program, 128 a CTA (tile-split-ctas); warp-specialised, each K and V
+    block is copied once for both CTAs (multicast)."""
+    torch = pytest.importorskip("torch")
+    t = tutorial("06-fused-attention")
+    q, k, v = (torch.randn(6, 1024, 128, device="cuda").half() for _ in range(3))
+    out, lse = t.attention_tma(q, k, v, causal, block_m=256, warp_specialize=warp_specialize,
+                               num_ctas=2)
+    want = torch.nn.functional.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                                            is_causal=causal)
+    torch.testing.assert_close(out.float(), want, rtol=2e-2, atol=2e-2)
+    ref_out, ref_lse = t.attention(q, k, v, causal)
+    torch.testing.assert_close(lse, ref_lse, rtol=1e-4, atol=1e-4)
+
+
+def test_attention_of_two_cta_programs_splits_its_query_rows_and_multicasts_k_and_v():
+    """attention_fwd_tma at 256 query rows and num_ctas=2: each CTA compiles to the 128-row
+    kernel (registers, no spills or serialised wgmma, its shared memory within 0.5 KB), the
+    Q and Out maps move 128-row boxes, and, warp-specialised, K's and V's two column blocks are
+    multicast (one copy by each CTA)."""
+    t = tutorial("06-fused-attention")
+    x = np.zeros((4096, 128), np.float16)
+
+    def compiled(rows, ctas):
+        spec = [runtime.specialize_argument(TensorDescriptor.from_tensor(x, blk))
+                for blk in ([rows, 128], [128, 128], [128, 128], [rows, 128])]
+        key = (*spec, ("*fp32", True), ("fp32", False), ("i32", True)) + tuple(
+            ("constexpr", v) for v in (128, rows, 128, False, True))
+        return compile_specialized(t.attention_fwd_tma, key,
+                                   CompileOptions(num_warps=8, num_stages=3, num_ctas=ctas))
+    one, two = compiled(128, 1), compiled(256, 2)
+    assert "tile.split_ctas = 2" in two.asm["tilegpu"]
+    assert two.metadata["spill_stores"] == 0 and not two.metadata["wgmma_serialized"]
+    assert abs(two.metadata["shared"] - one.metadata["shared"]) <= 512
+    assert [m["box"] for m in two.metadata["tensormaps"]] == [[128, 64]] * 4
+    assert two.asm["ptx"].count(".multicast::cluster") == 4
+    assert one.asm["ptx"].count(".multicast::cluster") == 0
+
+
+@pytest.mark.gpu
 def test_specialised_row_sums_on_the_gpu():
     torch = pytest.importorskip("torch")
     x = torch.randn(256, 1000, device="cuda")
