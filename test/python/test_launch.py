@@ -30,7 +30,7 @@ from tilec.errors import LaunchError
 NATIVE = runtime.native is not None
 WARM = "native" if NATIVE else "python"  # the path of a warm launch
 KERNELS = (K.scale, K.no_params, K.stages_value, K.probe, K.multiply_add, K.tuple_sum,
-           K.desc_copy, K.desc_add, K.made_desc_copy)
+           K.desc_copy, K.desc_add, K.made_desc_copy, K.desc_dot)
 
 
 def run_in_threads(work, count: int) -> list:
@@ -671,6 +671,27 @@ def test_scratch_is_for_every_cta_of_a_cluster_launch(driver):
     assert [launch.path for launch in driver.launches] == ["python", WARM]
     assert [s[0] for s in driver.scratches] == [2 * 256 * 6] * 2
     assert [launch.grid for launch in driver.launches] == [(6, 1, 1)] * 2
+
+
+def test_the_maps_of_rows_split_among_ctas_are_encoded_with_a_ctas_rows(driver):
+    """desc_dot at 128 rows with num_ctas=2: tile-split-ctas gives each CTA 64 rows, so the
+    launcher encodes A's and C's maps with 64-row boxes (B's, whole, keeps its 64), on the
+    Python path and the C path alike, and launches 2 CTAs a program."""
+    from tilec.tools.tensor_descriptor import TensorDescriptor
+    a, b, c = (FakeTorchTensor(256 * 64, "float16") for _ in range(3))
+    descs = (TensorDescriptor(a, [256, 64], [64, 1], [128, 64]),
+             TensorDescriptor(b, [64, 64], [64, 1], [64, 64]),
+             TensorDescriptor(c, [256, 64], [64, 1], [128, 64]))
+    boxes = {}
+    for ctas in (1, 2):
+        before = len(driver.tensor_maps)
+        for _ in range(2):
+            kernel = K.desc_dot[(2,)](*descs, BM=128, num_ctas=ctas)
+        assert ("tile.split_ctas" in kernel.asm["tilegpu"]) == (ctas == 2)
+        boxes[ctas] = sorted({m[4] for m in driver.tensor_maps[before:]})
+    assert boxes == {1: [(64, 64), (128, 64)], 2: [(64, 64)]}
+    assert [(launch.path, launch.grid) for launch in driver.launches] == [
+        ("python", (2, 1, 1)), (WARM, (2, 1, 1)), ("python", (4, 1, 1)), (WARM, (4, 1, 1))]
 
 
 @pytest.mark.parametrize("launches", [1, 3], ids=["first", "warm"])
