@@ -20,10 +20,11 @@ each use is tied on its own, and a use whose rows are split gets a copy of this 
 The split is made only when it closes: every value tied to a dot's rows has a row count that
 N divides (and the dot at least 16 rows a CTA), no B operand, no value entering an op that
 mixes rows (a reduction over rows, a `gather`, an atomic, ...) is tied to them, every effect
-of the program is a `store` or TMA store of split rows (so each element is written once, by the
-CTA holding it), no load reads through a parameter the program stores through (another CTA may
-have written those rows), and maps of split copies are kernel parameters (host descriptors). A kernel
-where it does not close is left as it was, and the first CTA of each cluster runs it whole.
+of the program is a `store` or TMA store of split rows (so each element is written once, by
+the CTA holding it; no call either, whose callee this does not look into), no load reads
+through a parameter the program stores through (another CTA may have written those rows), and
+maps of split copies are kernel parameters (host descriptors). A kernel where it does not
+close is left as it was, and the first CTA of each cluster runs it whole.
 
 After it runs, a split kernel is marked `tile.split_ctas = N` (every CTA then runs it), every
 split value has M/N rows, a split TMA copy adds `cta_rank * rows` to its row coordinate and its
@@ -31,11 +32,11 @@ map parameter says `tile.split_rows = rows` (the launcher encodes the map's box 
 
 Example (num-ctas=2):
     %a = "tile.tma_load"(%map_a, %m, %k) : (!llvm.ptr, i32, i32) -> tensor<256x64xf16>
-    %d = "tile.dot"(%a, %b, %acc) : (..., tensor<64x256xf16>, tensor<256x256xf32>) -> tensor<256x256xf32>
+    %d = "tile.dot"(%a, %b, %acc) : (..., tensor<256x256xf32>) -> tensor<256x256xf32>
 becomes
     %r = "tile.cta_rank"() : () -> i32;  %o = arith.muli %r, 128;  %m2 = arith.addi %m, %o
     %a = "tile.tma_load"(%map_a, %m2, %k) : (!llvm.ptr, i32, i32) -> tensor<128x64xf16>
-    %d = "tile.dot"(%a, %b, %acc) : (..., tensor<64x256xf16>, tensor<128x256xf32>) -> tensor<128x256xf32>
+    %d = "tile.dot"(%a, %b, %acc) : (..., tensor<128x256xf32>) -> tensor<128x256xf32>
 """
 from __future__ import annotations
 
@@ -143,10 +144,6 @@ class _Rows:
         return self.find(key) in self.split
 
 
-class _NoSplit(Exception):
-    """The rows cannot be shared out: the kernel stays as it was."""
-
-
 def _rows_kept(op: ir.Operation) -> bool:
     """Whether a shape op keeps each row's elements in that row (dimension 0 stays first)."""
     src, dst = op.operands[0].type, op.results[0].type
@@ -183,9 +180,9 @@ class _Splitter:
         r, name = self.rows, op.name
         operands = [r.node(op, i) for i, v in enumerate(op.operands) if _tensor(v)]
         results = [r.value_node(v) for v in op.results if _tensor(v)]
-        if name in ("tile.print", "tile.assert") or name.startswith("tile.atomic") or \
-                name == "tile.tma_reduce" or (name in _SPLIT_WRITES and not operands):
-            self.writes.append(op)  # an effect no CTA could do alone: no split
+        if name in ("tile.print", "tile.assert", "tile.tma_reduce", "func.call") or \
+                name.startswith("tile.atomic") or (name in _SPLIT_WRITES and not operands):
+            self.writes.append(op)  # an effect (a call: maybe) no CTA could do alone: no split
         if name in _SPLIT_WRITES and operands:
             self.writes.append(op)
         if name == "arith.constant" and results and not _generator(op.results[0]):
@@ -236,7 +233,7 @@ class _Splitter:
                     for i, result in enumerate(op.results):
                         if _tensor(result):
                             r.tie([r.value_node(result), r.node(yielded, i)])
-        elif name in ("scf.yield", "func.return", "tile.kernel"):
+        elif name in ("scf.yield", "func.return"):
             return  # scf.yield: tied by its loop or branch
         else:  # anything else keeps all rows of what it touches, inside it too
             inner = [r.value_node(a) for region in op.regions for block in region.blocks

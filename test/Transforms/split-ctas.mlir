@@ -240,3 +240,22 @@ func.func @a_constant_of_rows(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %m: i
   "tile.tma_store"(%c, %h, %m, %c0) {swizzle = 128 : i32} : (!llvm.ptr, tensor<32x64xf16>, i32, i32) -> ()
   return
 }
+
+// -----
+
+// Kept whole: a call (the callee, not looked into, may do what one CTA alone must).
+// CHECK-LABEL: func.func @a_call
+// CHECK-NOT: tile.split_ctas
+// CHECK: "tile.dot"{{.*}} -> tensor<128x64xf32>
+func.func private @count(%p: !tile.ptr<i32, 1 : i32>)
+func.func @a_call(%a: !llvm.ptr, %b: !llvm.ptr, %c: !llvm.ptr, %counter: !tile.ptr<i32, 1 : i32>, %m: i32) attributes {tile.kernel} {
+  %zero = arith.constant dense<0.000000e+00> : tensor<128x64xf32>
+  %c0 = arith.constant 0 : i32
+  %ta = "tile.tma_load"(%a, %m, %c0) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<128x64xf16>
+  %tb = "tile.tma_load"(%b, %c0, %c0) {swizzle = 128 : i32} : (!llvm.ptr, i32, i32) -> tensor<64x64xf16>
+  %d = "tile.dot"(%ta, %tb, %zero) {input_precision = "tf32", max_num_imprecise_acc = 0 : i32} : (tensor<128x64xf16>, tensor<64x64xf16>, tensor<128x64xf32>) -> tensor<128x64xf32>
+  func.call @count(%counter) : (!tile.ptr<i32, 1 : i32>) -> ()
+  %h = arith.truncf %d : tensor<128x64xf32> to tensor<128x64xf16>
+  "tile.tma_store"(%c, %h, %m, %c0) {swizzle = 128 : i32} : (!llvm.ptr, tensor<128x64xf16>, i32, i32) -> ()
+  return
+}

@@ -114,7 +114,8 @@ def test_a_program_of_two_ctas_gives_each_half_of_its_rows(warp_specialize):
     and no CTA leaves at the entry: all of them work."""
     one = compile_persistent_tma(warp_specialize)
     two = compile_persistent_tma(warp_specialize, rows=256, num_ctas=2)
-    assert "tile.split_ctas = 2" in two.asm["tilegpu"] and "tile.split_ctas" not in one.asm["tilegpu"]
+    assert "tile.split_ctas = 2" in two.asm["tilegpu"]
+    assert "tile.split_ctas" not in one.asm["tilegpu"]
     for key in ("shared", "spill_stores", "producer_warps", "wgmma_serialized"):
         assert two.metadata.get(key) == one.metadata.get(key), key
     for instruction in ("wgmma.mma_async", "cp.async.bulk.tensor"):
@@ -139,7 +140,8 @@ def test_the_pointer_kernel_of_two_cta_programs_shares_its_rows_out_too():
     kernel = compile_specialized(t.matmul_persistent, key,
                                  CompileOptions(num_warps=8, num_stages=3, num_ctas=2))
     assert "tile.split_ctas = 2" in kernel.asm["tilegpu"]
-    assert "tensor<256x" not in kernel.asm["tilegpu"] and "tensor<128x128xf32" in kernel.asm["tilegpu"]
+    tilegpu = kernel.asm["tilegpu"]
+    assert "tensor<256x" not in tilegpu and "tensor<128x128xf32" in tilegpu
     assert kernel.metadata["spill_stores"] == 0
 
 
