@@ -74,8 +74,8 @@ class CompileOptions:
     # of the kernel, which ptxas honours, spilling if it must); None: ptxas chooses.
     maxnreg: int | None = None
     # CTAs per program (Triton's `num_ctas`): above 1, each program is a thread block cluster
-    # of that many CTAs (sm_90). Until the compiler splits a program's work across them, the
-    # cluster's first CTA runs the program and the others leave at once.
+    # of that many CTAs (sm_90). tile-split-ctas shares the rows of the program's dots out
+    # among them where it can; elsewhere the cluster's first CTA runs the program alone.
     num_ctas: int = 1
 
     def __post_init__(self):
@@ -429,9 +429,10 @@ _ENTRY_PARAMS = re.compile(r"(\.entry\s+[\w$]+\s*\([^)]*\))")
 def split_boxes(module, tensormaps: list[dict]) -> list[dict]:
     """`tensormaps` with the box of each map whose copies tile-split-ctas shared out among a
     cluster's CTAs cut to a CTA's rows (its parameter's `tile.split_rows`)."""
-    kernel = next(op.operation for op in module.body.operations
-                  if op.operation.name == "func.func" and "tile.kernel" in op.operation.attributes)
-    if "arg_attrs" not in kernel.attributes:
+    kernel = next((op.operation for op in module.body.operations
+                   if op.operation.name == "func.func" and
+                   "tile.kernel" in op.operation.attributes), None)
+    if kernel is None or "arg_attrs" not in kernel.attributes:
         return tensormaps
     rows = {i: ir.IntegerAttr(ir.DictAttr(a)[SPLIT_ROWS_ATTR]).value
             for i, a in enumerate(kernel.attributes["arg_attrs"])

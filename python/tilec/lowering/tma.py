@@ -1,7 +1,7 @@
 """Lowering of mbarriers and TMA copies: `init_barrier`, `inval_barrier`, `wait_barrier`,
-`arrive_barrier`, `async_tma_copy_global_to_local`, `async_tma_copy_local_to_global`,
-`tma_store_wait` (and `tile.tma_load`/`tile.tma_store`, which convert-tile-to-tilegpu has
-already turned into them).
+`arrive_barrier`, `cluster_barrier`, `async_tma_copy_global_to_local`,
+`async_tma_copy_local_to_global`, `tma_store_wait` (and `tile.tma_load`/`tile.tma_store`, which
+convert-tilegpu-to-llvm expects convert-tile-to-tilegpu to have turned into them).
 
 A buffer of barriers is `count` 8-byte mbarrier objects in shared memory. Thread 0 of the program
 initialises them (`mbarrier.init`, then `fence.mbarrier_init` so the async proxy sees the
@@ -12,6 +12,15 @@ fastest dimension, the whole tile along the others; block j goes `j * rows * swi
 at coordinate `coord + j * block_width`). Every thread waits with `mbarrier.try_wait.parity`
 in a loop until the phase of the given parity has completed, which happens when the bytes have
 landed: what the copy wrote is then visible to the threads that waited.
+
+In a program of N CTAs (a thread block cluster), a copy marked `multicast = N` is the same
+in every CTA: each issues the column blocks j with j mod N equal to its rank
+(`%cluster_ctarank`), with `.multicast::cluster` to all N, and still expects all the bytes on
+its own barrier (the blocks the others issue land on it too). An `arrive_barrier` marked
+`ctas = N` is one arrival per warp on the barrier of each CTA: the warp converges
+(`bar.warp.sync`), then lane 0 maps the address into CTA c (`mapa.shared::cluster`) and arrives
+there (`mbarrier.arrive.release.cluster.shared::cluster`). `cluster_barrier` is
+`barrier.cluster.arrive` then `.wait`.
 
 A TMA store is thread 0's: one `cp.async.bulk.tensor` from shared memory per column block,
 committed as a bulk group; `tma_store_wait` is its `cp.async.bulk.wait_group.read`, after which
