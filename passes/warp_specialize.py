@@ -246,7 +246,7 @@ class _Specializer(_Pipeliner):
         if self.ctas > 1:  # the other CTAs may release slots here until they are done
             with ir.InsertionPoint(list(consumer.operations)[-1].operation), ret.location:
                 tilegpu.cluster_barrier()
-                rings.release()
+                rings.release(fulls=False)
 
     def _produce(self, stages, outside, load_slice, advance_slice, carried,
                  rings: "_Rings") -> None:
@@ -318,9 +318,14 @@ class _Specializer(_Pipeliner):
                 old.replace_all_uses_with(new)
             outer.op.erase()
             last = tiles
-        if rings.ctas == 1:  # (in a cluster, after the split's closing cluster barrier)
-            with ir.InsertionPoint.after(last.operation), where:
+        with ir.InsertionPoint.after(last.operation), where:
+            if rings.ctas == 1:
                 rings.release()
+            else:  # every copy into this CTA was waited for: its full barriers are done with;
+                # its empty ones wait for the split's closing cluster barrier (the other CTAs
+                # may release slots here until they are done)
+                for bar in rings.fulls:
+                    tilegpu.inval_barrier(bar)
 
     def _consume_loop(self, stages, rings: "_Rings", state: list[ir.Value]):
         """The consuming loop from ring state `state`: it waits for each trip's slot, reads it
@@ -380,9 +385,10 @@ class _Rings:
         self.buffers, self.fulls, self.empty, self.stages = buffers, fulls, empty, stages
         self.ctas = ctas  # the CTAs whose consumers release each slot (1: this CTA's)
 
-    def release(self) -> None:
-        """The barriers invalidated (every copy issued was waited for) and the rings freed."""
-        for bar in [*self.fulls, self.empty]:
+    def release(self, fulls: bool = True) -> None:
+        """The barriers invalidated (every copy issued was waited for; the full ones only when
+        `fulls`) and the rings freed."""
+        for bar in [*self.fulls] * fulls + [self.empty]:
             tilegpu.inval_barrier(bar)
         for buffer in [*self.buffers, *self.fulls, self.empty]:
             tilegpu.local_dealloc(buffer)

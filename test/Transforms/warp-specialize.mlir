@@ -497,12 +497,13 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tile
 // slot is free only when the consumers of both CTAs released it: each consumer warp arrives on
 // the empty barrier of both CTAs (ctas = 2), 4 warps x 2 CTAs = 8 arrivals. A cluster barrier
 // follows the barriers' inits (no CTA copies into, or arrives on, another's before they are
-// made) and ends both regions; the consumers invalidate the rings after it (the other CTA may
-// release slots here until it is done). (Barrier.cluster waits for the threads that have not
-// exited: the producer warps that issue nothing leave.)
+// made) and ends both regions. The consumers invalidate the full barriers after their tile loop
+// (every copy into this CTA was waited for) but the empty ones after the cluster barrier (the
+// other CTA may release slots here until it is done). (Barrier.cluster waits for the threads
+// that have not exited: the producer warps that issue nothing leave.)
 // CHECK-LABEL: func.func @cluster
-// CHECK: "tilegpu.init_barrier"({{%.*}}) {count = 1 : i32}
-// CHECK: "tilegpu.init_barrier"({{%.*}}) {count = 1 : i32}
+// CHECK: "tilegpu.init_barrier"([[FULL_A:%.*]]) {count = 1 : i32}
+// CHECK: "tilegpu.init_barrier"([[FULL_B:%.*]]) {count = 1 : i32}
 // CHECK: "tilegpu.init_barrier"([[EMPTY:%.*]]) {count = 8 : i32}
 // CHECK-NEXT: "tilegpu.cluster_barrier"() : () -> ()
 // CHECK-NEXT: "tilegpu.warp_specialize"() ({
@@ -516,9 +517,12 @@ module attributes {tilegpu.num_warps = 8 : i32, tilegpu.target = "cuda:90", tile
 // CHECK: "tilegpu.arrive_barrier"({{%.*}}) {ctas = 2 : i32}
 // CHECK: "tilegpu.warpgroup_dot_wait"
 // CHECK: "tilegpu.arrive_barrier"({{%.*}}) {ctas = 2 : i32}
-// CHECK: "tilegpu.cluster_barrier"() : () -> ()
-// CHECK-NEXT: "tilegpu.inval_barrier"
-// CHECK-NEXT: "tilegpu.inval_barrier"
+// CHECK: "tile.store"
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: "tilegpu.inval_barrier"([[FULL_A]])
+// CHECK-NEXT: "tilegpu.inval_barrier"([[FULL_B]])
+// CHECK-NEXT: "tilegpu.cluster_barrier"() : () -> ()
 // CHECK-NEXT: "tilegpu.inval_barrier"([[EMPTY]])
 // CHECK: gpu.yield
 // CHECK-NEXT: })
