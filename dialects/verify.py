@@ -659,6 +659,25 @@ def _loop_hints(op) -> str | None:
     return None
 
 
+def _split_kernel(op) -> str | None:
+    """A kernel whose rows tile-split-ctas shared out among N CTAs (`tile.split_ctas`) is
+    launched as clusters of N: once the module says how many (tilegpu IR), the same N."""
+    if "tile.split_ctas" not in op.attributes:
+        return None
+    attr = op.attributes["tile.split_ctas"]
+    if not isinstance(attr, ir.IntegerAttr) or attr.value not in (2, 4, 8):
+        return f"tile.split_ctas is the cluster's CTAs, 2, 4 or 8, not {attr}"
+    module = enclosing(op, "builtin.module")
+    if module is None or "tilegpu.num_warps" not in module.attributes:
+        return None  # tile IR: convert-tile-to-tilegpu's num-ctas says it next
+    ctas = int_value(module.attributes["tilegpu.num_ctas"], "tilegpu.num_ctas") \
+        if "tilegpu.num_ctas" in module.attributes else 1
+    if ctas != attr.value:
+        return (f"shares its rows out among {attr.value} CTAs (tile.split_ctas) but the "
+                f"module's programs have {ctas} (tilegpu.num_ctas)")
+    return None
+
+
 def _warpgroup_turn(op) -> str | None:
     """In a warp_specialize's consumer region, whose num_warps make two or more warpgroups;
     `warpgroup` -1 or one of them."""
@@ -732,7 +751,7 @@ RULES: dict[str, Callable[[ir.Operation], str | None]] = {
     "tilegpu.tma_store_wait": _tma_store_wait, "tile.make_tensormap": _make_tensormap,
     "tile.tma_reduce": _tma_reduce, "tilegpu.async_tma_reduce": _tma_reduce_copy,
     "tilegpu.warpgroup_turn_wait": _warpgroup_turn, "tilegpu.warpgroup_turn_pass": _warpgroup_turn,
-    "scf.for": _loop_hints,
+    "scf.for": _loop_hints, "func.func": _split_kernel,
 }
 
 

@@ -2132,6 +2132,17 @@ module attributes {tilegpu.num_warps = "4"} {
 
 // -----
 
+// A kernel split among 2 CTAs (tile-split-ctas) in a module whose programs are one CTA: each
+// CTA would compute half the rows and nothing the other half.
+module attributes {tilegpu.num_warps = 4 : i32} {
+  // expected-error@+1 {{'func.func' op shares its rows out among 2 CTAs (tile.split_ctas) but the module's programs have 1 (tilegpu.num_ctas)}}
+  func.func @split_in_one_cta() attributes {tile.kernel, tile.split_ctas = 2 : i32} {
+    return
+  }
+}
+
+// -----
+
 // A thread block cluster has 1, 2, 4 or 8 CTAs.
 // expected-error@+1 {{tilegpu.num_ctas must be a power of two from 1 to 8, got 3}}
 module attributes {tilegpu.num_ctas = 3 : i32} {
