@@ -799,8 +799,25 @@ def _address_space_problem(t: ir.Type) -> str | None:
     return None
 
 
+def _pointee_problem(t: ir.Type) -> str | None:
+    """A pointer points to what a program loads and stores: an integer, a float (of a width
+    memory holds: not tf32) or a pointer."""
+    element = _element(t)
+    if not tile.is_ptr(element):
+        return None
+    try:
+        pointee = tile.ptr_pointee(element)
+    except ir.MLIRError:
+        return None  # not a type at all: said where the pointee is used
+    if isinstance(pointee, ir.IntegerType) or tile.is_ptr(pointee) or (
+            isinstance(pointee, ir.FloatType) and str(pointee) != "tf32"):
+        return None
+    return (f"{element}: a pointer points to an integer, a float or a pointer, not "
+            f"{pointee}")
+
+
 def _type_problem(t: ir.Type, where: _Module) -> str | None:
-    problem = _address_space_problem(t)
+    problem = _address_space_problem(t) or _pointee_problem(t)
     if problem:
         return problem
     if isinstance(t, ir.UnrankedTensorType):

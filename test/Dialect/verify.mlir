@@ -2115,6 +2115,15 @@ func.func @wide() {
 
 // -----
 
+// A pointer to an index (found by the fuzzer: a masked load through it crashed the lowering,
+// which has no zero of that type to fill with).
+// expected-error@+1 {{!tile.ptr<index, 1 : i32>: a pointer points to an integer, a float or a pointer, not index}}
+func.func @pointer_to_index(%p: !tile.ptr<index, 1 : i32>) {
+  return
+}
+
+// -----
+
 func.func @pointee_not_a_type(%p: !tile.ptr<3 : i32, 1 : i32>, %o: i32) {
   // expected-error@+1 {{the pointee of !tile.ptr<3 : i32, 1 : i32> is not a type}}
   %0 = "tile.addptr"(%p, %o) : (!tile.ptr<3 : i32, 1 : i32>, i32) -> !tile.ptr<3 : i32, 1 : i32>
