@@ -40,6 +40,7 @@ from mlir.dialects import arith, cf, gpu
 from tilec.analysis.axis_info import analyze
 from tilec.lowering import Lowering, LoweringError
 from tilec.lowering.context import value_type
+from tilec.lowering.elementwise import cluster_rank
 from tilec.passbase import (Option, Pass, module_num_ctas, module_num_warps, register,
                              require_layouts, target_arch)
 from tilec.passes.split_ctas import SPLIT_ATTR
@@ -107,9 +108,8 @@ def _first_cta_only(entry: ir.Block, gpu_return: ir.Operation,
             kept = gpu.ReturnOp([])
         gpu_return.erase()
         with ir.InsertionPoint(entry):
-            i32 = ir.IntegerType.get_signless(32)
-            rank = ir.Operation.create("nvvm.read.ptx.sreg.cluster.ctarank", results=[i32]).result
-            first = arith.cmpi(arith.CmpIPredicate.eq, rank, arith.constant(i32, 0))
+            first = arith.cmpi(arith.CmpIPredicate.eq, cluster_rank(),
+                               arith.constant(ir.IntegerType.get_signless(32), 0))
             cf.CondBranchOp(first, [], [], body, leave)
     return kept.operation
 

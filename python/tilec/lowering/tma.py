@@ -52,7 +52,7 @@ from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import MemDesc
 from tilec.lowering.context import Lowering, LoweringError, i32, owner_predicate, rule
 from tilec.lowering.coordinates import DYNAMIC_INDEX
-from tilec.lowering.elementwise import grid_index
+from tilec.lowering.elementwise import cluster_rank, grid_index
 from tilec.lowering.ptx import asm
 from tilec.lowering.shared_buffer import SMEM, SharedBuffer
 from tilec.tma import DEVICE_MAP_SLOT_BYTES, MAP_BYTES, SWIZZLE_BYTES
@@ -149,17 +149,14 @@ def lower_tma_copy(ctx: Lowering, op: ir.Operation):
     cluster = ir.Type.parse("!llvm.ptr<7>")
     ctas = ir.IntegerAttr(op.attributes[tilegpu.MULTICAST_ATTR]).value \
         if tilegpu.MULTICAST_ATTR in op.attributes else 1
-    if ctas > 1:  # this CTA's blocks, into every CTA of the cluster (their barriers expect all)
-        rank = ir.Operation.create("nvvm.read.ptx.sreg.cluster.ctarank",
-                                   results=[ir.IntegerType.get_signless(32)]).result
+    every = None  # multicast: this CTA's blocks, into every CTA (their barriers expect all)
+    if ctas > 1:
+        rank = cluster_rank()
         every = arith.constant(ir.IntegerType.get_signless(16), (1 << ctas) - 1)
     blocks = _column_blocks(dst, [ctx.get(v) for v in list(op.operands)[3:]])
     for j, (base, coords) in enumerate(blocks):
-        if ctas == 1:
-            nvvm.CpAsyncBulkTensorGlobalToSharedClusterOp(
-                llvm.addrspacecast(cluster, base), tensormap, coords, bar, [], predicate=first)
-            continue
-        mine = arith.andi(first, arith.cmpi(arith.CmpIPredicate.eq, rank, i32(j % ctas)))
+        mine = first if every is None else arith.andi(
+            first, arith.cmpi(arith.CmpIPredicate.eq, rank, i32(j % ctas)))
         nvvm.CpAsyncBulkTensorGlobalToSharedClusterOp(
             llvm.addrspacecast(cluster, base), tensormap, coords, bar, [], multicastMask=every,
             predicate=mine)
