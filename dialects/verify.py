@@ -664,9 +664,10 @@ def _split_kernel(op) -> str | None:
     launched as clusters of N: once the module says how many (tilegpu IR), the same N."""
     if "tile.split_ctas" not in op.attributes:
         return None
+    problem = _cluster_size(op, "tile.split_ctas")
+    if problem:
+        return problem
     attr = op.attributes["tile.split_ctas"]
-    if not isinstance(attr, ir.IntegerAttr) or attr.value not in (2, 4, 8):
-        return f"tile.split_ctas is the cluster's CTAs, 2, 4 or 8, not {attr}"
     module = enclosing(op, "builtin.module")
     if module is None or "tilegpu.num_warps" not in module.attributes:
         return None  # tile IR: convert-tile-to-tilegpu's num-ctas says it next

@@ -45,6 +45,7 @@ from mlir.dialects import arith
 
 from tilec.dialects import tile
 from tilec.passbase import NUM_CTAS, Option, Pass, register
+from tilec.passes.pipeline import _owner
 
 SPLIT_ATTR = "tile.split_ctas"  # on a kernel whose rows are shared out among its CTAs
 SPLIT_ROWS_ATTR = "tile.split_rows"  # on a map parameter: the rows of a CTA's box
@@ -61,14 +62,25 @@ def _tensor(value: ir.Value) -> bool:
     return isinstance(value.type, ir.RankedTensorType)
 
 
-def _owner_op(value: ir.Value) -> ir.Operation | None:
-    owner = value.owner
-    return owner.operation if isinstance(owner, (ir.Operation, ir.OpView)) else None
+def split_ctas(kernel: ir.Operation) -> int:
+    """The CTAs this pass shared the kernel's rows out among (1: none)."""
+    return ir.IntegerAttr(kernel.attributes[SPLIT_ATTR]).value \
+        if SPLIT_ATTR in kernel.attributes else 1
+
+
+def split_rows(kernel: ir.Operation) -> dict[int, int]:
+    """{parameter number: a CTA's rows} of the kernel's map parameters whose copies this pass
+    shared out (their `tile.split_rows`)."""
+    if "arg_attrs" not in kernel.attributes:
+        return {}
+    return {i: ir.IntegerAttr(ir.DictAttr(a)[SPLIT_ROWS_ATTR]).value
+            for i, a in enumerate(kernel.attributes["arg_attrs"])
+            if SPLIT_ROWS_ATTR in ir.DictAttr(a)}
 
 
 def _generator(value: ir.Value) -> bool:
     """Made alike in every CTA from nothing row-dependent: each use gets its own rows."""
-    op = _owner_op(value)
+    op = _owner(value)
     if op is None or not _tensor(value):
         return False
     if op.name in ("tile.make_range", "tile.splat"):
@@ -92,7 +104,7 @@ def _parameter_of(pointer: ir.Value) -> int | None:
                 pointer = parent.operands[3 + number - 1]  # a carried pointer: its start
                 continue
             return None
-        op = _owner_op(pointer)
+        op = _owner(pointer)
         if op is None or op.name not in ("tile.addptr", "tile.splat", "tile.broadcast",
                                          "tile.expand_dims", "tile.reshape"):
             return None
@@ -305,7 +317,7 @@ class _Splitter:
                 value.set_type(self._split_type(value.type))
         for value in clones:  # a generator all of whose uses took this CTA's rows
             if not list(value.uses):
-                _owner_op(value).erase()
+                _owner(value).erase()
         for op in copies:
             rows = (op.results[0] if op.name == "tile.tma_load" else op.operands[1]).type.shape[0]
             first = 1 if op.name == "tile.tma_load" else 2  # the row coordinate's operand
@@ -331,7 +343,7 @@ class _Splitter:
 
     def _generate(self, value: ir.Value) -> ir.Value:
         """This CTA's rows of a generator's result, made right after it."""
-        op = _owner_op(value)
+        op = _owner(value)
         t = self._split_type(value.type)
         i32 = ir.IntegerType.get_signless(32)
         with ir.InsertionPoint.after(op), op.location:

@@ -75,7 +75,7 @@ from tilec.passbase import (SPLIT, Pass, module_num_warps, ops_in, register, req
 from tilec.passes.pipeline import (NUM_STAGES, _AsyncDot, _barrier_slot, _clone_slice, _i32,
                                    _Loop, _owner, _Pipeliner, _subview, _tma_candidates,
                                    loop_stages, nested_tma_loop, next_slot, tma_rings)
-from tilec.passes.split_ctas import SPLIT_ATTR, SPLIT_ROWS_ATTR
+from tilec.passes.split_ctas import split_ctas, split_rows
 
 WS_ATTR = "tile.warp_specialize"
 
@@ -134,12 +134,6 @@ def _hoist_maps(top: ir.Block) -> list[ir.Operation] | None:
     return moved
 
 
-def split_ctas(kernel: ir.Operation) -> int:
-    """The CTAs tile-split-ctas shared the kernel's rows out among (1: none)."""
-    return ir.IntegerAttr(kernel.attributes[SPLIT_ATTR]).value \
-        if SPLIT_ATTR in kernel.attributes else 1
-
-
 def _multicast_stages(kernel: ir.Operation, stages) -> list[bool]:
     """Per TMA load, whether the cluster's CTAs copy it once for all (multicast): in a kernel
     whose rows tile-split-ctas shared out, a load of whole rows (its map a parameter without
@@ -149,14 +143,13 @@ def _multicast_stages(kernel: ir.Operation, stages) -> list[bool]:
     if n == 1:
         return [False] * len(stages)
     entry = kernel.regions[0].blocks[0]
-    attrs = list(kernel.attributes["arg_attrs"]) if "arg_attrs" in kernel.attributes else []
+    split = split_rows(kernel)
 
     def whole(stage) -> bool:
         arg = stage.map
         if not isinstance(arg.owner, ir.Block) or arg.owner != entry:
             return False
-        number = ir.BlockArgument(arg).arg_number
-        return number >= len(attrs) or SPLIT_ROWS_ATTR not in ir.DictAttr(attrs[number])
+        return ir.BlockArgument(arg).arg_number not in split
 
     def blocks(stage) -> int:
         layout = stage.desc.layout

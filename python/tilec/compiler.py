@@ -43,7 +43,7 @@ from tilec import remote_cache, tma
 from tilec.analysis.shared_memory import shared_limit
 from tilec.analysis.wgmma import tma_box
 from tilec.language.dtypes import dtype, parse_type, tensormap_type
-from tilec.passes.split_ctas import SPLIT_ROWS_ATTR
+from tilec.passes.split_ctas import split_rows
 from tilec.passes.tilegpu_to_llvm import producer_warps
 from tilec.passmanager import PipelineOptions, parse_pipeline, run_pipeline
 from tilec.ptx_offsets import keep_copy_offsets
@@ -432,11 +432,7 @@ def split_boxes(module, tensormaps: list[dict]) -> list[dict]:
     kernel = next((op.operation for op in module.body.operations
                    if op.operation.name == "func.func" and
                    "tile.kernel" in op.operation.attributes), None)
-    if kernel is None or "arg_attrs" not in kernel.attributes:
-        return tensormaps
-    rows = {i: ir.IntegerAttr(ir.DictAttr(a)[SPLIT_ROWS_ATTR]).value
-            for i, a in enumerate(kernel.attributes["arg_attrs"])
-            if SPLIT_ROWS_ATTR in ir.DictAttr(a)}
+    rows = split_rows(kernel) if kernel is not None else {}
     return [{**m, "box": [rows[m["param"]], *m["box"][1:]]} if m["param"] in rows else m
             for m in tensormaps]
 
