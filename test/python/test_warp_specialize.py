@@ -370,11 +370,13 @@ def test_attention_through_descriptors_on_the_gpu(causal, head_dim, warp_special
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("warp_specialize", [True, False])
+@pytest.mark.parametrize("causal, warp_specialize", [(False, True), (False, False),
+                                                     (True, False)])
 def test_attention_of_two_cta_programs_on_the_gpu(causal, warp_specialize):
     """256 query rows a program, 128 a CTA (tile-split-ctas); warp-specialised, each K and V
-    block is copied once for both CTAs (multicast)."""
+    block is copied once for both CTAs (multicast). (Causal and warp-specialised at 256 rows,
+    the diagonal loop's rings come on top of the specialised loop's: 426 KB of shared memory,
+    an OutOfResources error at compile time on the H100.)"""
     torch = pytest.importorskip("torch")
     t = tutorial("06-fused-attention")
     q, k, v = (torch.randn(6, 1024, 128, device="cuda").half() for _ in range(3))
