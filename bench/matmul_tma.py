@@ -15,8 +15,8 @@ file, bench/matmul.py's) runs the same configs for comparison, and cuBLAS runs a
 torch.matmul(a, b, out=c). Default shapes: 4096^3 and 8192^3 (issue 18's); configs: 128x128x64 with 8 warps and 3 stages,
 128x256x64 with 8 warps and 3 and 4 stages, 128x128x64 with 4 warps and 4 stages, and
 128x256x64 with 8 warps and 3 and 4 stages with `:ws` (the loop `warp_specialize=True`: a
-producer warpgroup issues the TMA copies; the pointer kernel skips those configs), and for
-the persistent kernels 256x256x64:w8:s3:ws:c2. A config ending `:cN` launches programs of N CTAs (`num_ctas=N`,
+producer warpgroup issues the TMA copies; the pointer kernel skips those configs), and
+256x256x64:w8:s3:ws:c2. A config ending `:cN` launches programs of N CTAs (`num_ctas=N`,
 thread block clusters): tilec gives each CTA BM/N rows (tile-split-ctas) and, warp-specialised,
 copies B once per cluster (multicast); 256x256x64:w8:s3:ws:c2 is two CTAs of 128x256 sharing
 B, and a persistent kernel launches a program per N SMs; Triton does not run these configs.
@@ -53,9 +53,7 @@ RTOL = 1e-2
 TARGET_OVER_CUBLAS = 1.05
 DEFAULT_SHAPES = "4096x4096x4096,8192x8192x8192"
 DEFAULT_CONFIGS = ("128x128x64:w8:s3,128x256x64:w8:s3,128x256x64:w8:s4,128x128x64:w4:s4,"
-                   "128x256x64:w8:s3:ws,128x256x64:w8:s4:ws")
-# and for the persistent kernels (in the one-tile kernel ptxas serialises this config's wgmma)
-PERSISTENT_CONFIGS = DEFAULT_CONFIGS + ",256x256x64:w8:s3:ws:c2"
+                   "128x256x64:w8:s3:ws,128x256x64:w8:s4:ws,256x256x64:w8:s3:ws:c2")
 
 
 def parse_configs(text: str) -> list[tuple[int, int, int, int, int, bool, int]]:
@@ -109,8 +107,7 @@ def main() -> int:
                 size, dtype=torch.int8, device="cuda"))
     to = getattr(torch, {"fp16": "float16", "bf16": "bfloat16"}[args.dtype])
     shapes = common.parse_int_tuples(args.shapes, r"(\d+)x(\d+)x(\d+)", "--shapes", "MxNxK")
-    configs = parse_configs(args.configs or (
-        DEFAULT_CONFIGS if args.kernel == "tile" else PERSISTENT_CONFIGS))
+    configs = parse_configs(args.configs or DEFAULT_CONFIGS)
     results, problems = [], []
 
     def run(name, launch, c, ref, K):

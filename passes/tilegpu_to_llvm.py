@@ -39,8 +39,7 @@ from mlir.dialects import arith, cf, gpu
 
 from tilec.analysis.axis_info import analyze
 from tilec.lowering import Lowering, LoweringError
-from tilec.lowering.context import value_type
-from tilec.lowering.elementwise import cluster_rank
+from tilec.lowering.context import cluster_rank, value_type
 from tilec.passbase import (Option, Pass, module_num_ctas, module_num_warps, register,
                              require_layouts, target_arch)
 from tilec.passes.split_ctas import SPLIT_ATTR

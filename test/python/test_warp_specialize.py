@@ -95,13 +95,15 @@ def _desc(shape, block, dtype=np.float16):
                                                                     block))
 
 
-def _matmul(ws=True, num_warps=8, stages=3, block=(128, 256, 64), target="cuda:90"):
+def _matmul(ws=True, num_warps=8, stages=3, block=(128, 256, 64), target="cuda:90",
+            num_ctas=1):
     bm, bn, bk = block
     key = (_desc((512, 512), [bm, bk]), _desc((512, 512), [bk, bn]), _desc((512, 512), [bm, bn]),
            ("i32", True), ("constexpr", bm), ("constexpr", bn), ("constexpr", bk),
            ("constexpr", ws), ("constexpr", stages))
     return compile_specialized(ws_matmul, key, CompileOptions(target=target,
-                                                              num_warps=num_warps))
+                                                              num_warps=num_warps,
+                                                              num_ctas=num_ctas))
 
 
 def test_the_register_file_is_divided_without_over_asking():
@@ -133,6 +135,17 @@ def test_a_specialised_matmul_has_a_producer_warpgroup():
     assert barriers == {"0", "1, 256"}  # one of every thread (the inits), then the consumers'
     assert kernel.metadata["registers"] <= 168 and kernel.metadata["spill_stores"] == 0
     assert kernel.metadata["wgmma_serialized"] == []
+
+
+def test_a_two_cta_specialised_matmul_keeps_its_wgmma_in_flight():
+    """256-row programs of 2 CTAs: the CTA's rank offsets its rows in the copies and in the
+    epilogue's store. It is read once, at the top: the epilogue's read used to land between the
+    last wgmma and its wait, and ptxas then serialised every wgmma of the kernel (C7514)."""
+    kernel = _matmul(block=(256, 256, 64), num_ctas=2)
+    ptx = kernel.asm["ptx"]
+    assert ptx.count("%cluster_ctarank") == 1 and ".multicast::cluster" in ptx
+    assert kernel.metadata["wgmma_serialized"] == []
+    assert kernel.metadata["spill_stores"] == 0
 
 
 def test_specialisation_keeps_shared_memory_for_the_epilogue():

@@ -94,6 +94,12 @@ def value_type(t: ir.Type) -> ir.Type:
     return scalar_type(t)
 
 
+def cluster_rank() -> ir.Value:
+    """The CTA's rank in its thread block cluster (%cluster_ctarank), as an i32."""
+    return ir.Operation.create("nvvm.read.ptx.sreg.cluster.ctarank",
+                               results=[ir.IntegerType.get_signless(32)]).result
+
+
 class Lowering:
     def __init__(self, num_warps: int, threads_per_warp: int = 32, arch: int = 90,
                  num_ctas: int = 1):
@@ -171,6 +177,15 @@ class Lowering:
                 attributes={"kind": ir.Attribute.parse("#nvvm<shfl_kind idx>")}).result
             anchor = i32(0)
         self.prologue = ir.InsertionPoint(anchor.owner)
+
+    def cluster_rank(self) -> ir.Value:
+        """The CTA's rank in its cluster (%cluster_ctarank), read once in the prologue. Read
+        where a rule needs it, the read can land between a wgmma and its wait_group, and ptxas
+        then serialises the kernel's wgmma (C7514)."""
+        if "cluster_rank" not in self.memo:
+            with self.prologue:
+                self.memo["cluster_rank"] = cluster_rank()
+        return self.memo["cluster_rank"]
 
     def scratch(self, nbytes: int) -> ir.Value:
         """The address of the shared memory the op being lowered may use (`nbytes` of it): the

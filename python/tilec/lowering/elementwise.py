@@ -181,15 +181,9 @@ def lower_num_programs(ctx: Lowering, op: ir.Operation):
     return [program_index(ctx, ir.IntegerAttr(op.attributes["axis"]).value, count=True)]
 
 
-def cluster_rank() -> ir.Value:
-    """The CTA's rank in its thread block cluster (%cluster_ctarank), as an i32."""
-    return ir.Operation.create("nvvm.read.ptx.sreg.cluster.ctarank",
-                               results=[ir.IntegerType.get_signless(32)]).result
-
-
 @rule("tile.cta_rank")
 def lower_cta_rank(ctx: Lowering, op: ir.Operation):
-    return [cluster_rank()]
+    return [ctx.cluster_rank()]
 
 
 @rule("tile.make_range")

@@ -52,7 +52,7 @@ from tilec.dialects import tile, tilegpu
 from tilec.dialects.tilegpu import MemDesc
 from tilec.lowering.context import Lowering, LoweringError, i32, owner_predicate, rule
 from tilec.lowering.coordinates import DYNAMIC_INDEX
-from tilec.lowering.elementwise import cluster_rank, grid_index
+from tilec.lowering.elementwise import grid_index
 from tilec.lowering.ptx import asm
 from tilec.lowering.shared_buffer import SMEM, SharedBuffer
 from tilec.tma import DEVICE_MAP_SLOT_BYTES, MAP_BYTES, SWIZZLE_BYTES
@@ -151,7 +151,7 @@ def lower_tma_copy(ctx: Lowering, op: ir.Operation):
         if tilegpu.MULTICAST_ATTR in op.attributes else 1
     every = None  # multicast: this CTA's blocks, into every CTA (their barriers expect all)
     if ctas > 1:
-        rank = cluster_rank()
+        rank = ctx.cluster_rank()
         every = arith.constant(ir.IntegerType.get_signless(16), (1 << ctas) - 1)
     blocks = _column_blocks(dst, [ctx.get(v) for v in list(op.operands)[3:]])
     for j, (base, coords) in enumerate(blocks):

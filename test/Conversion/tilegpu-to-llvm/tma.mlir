@@ -472,16 +472,18 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // barrier (the other CTA's copies land here too) and issues the column blocks of its rank:
 // block 0 from CTA 0, block 1 (64 columns on, 8192 bytes in) from CTA 1, each into both CTAs
 // (mask 0b11). An arrive with ctas = 2: the warp converges, then its lane 0 arrives, at
-// cluster scope, on the barrier's twin in CTA 0 and in CTA 1 (mapa).
+// cluster scope, on the barrier's twin in CTA 0 and in CTA 1 (mapa). The rank is read once, in
+// the prologue: read between a wgmma and its wait, it makes ptxas serialise wgmma (C7514).
 // CHECK-LABEL: gpu.func @multicast
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CHECK: [[RANK:%.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+// CHECK-NOT: nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK: nvvm.mbarrier.init [[BAR:%[0-9]+]]
 // CHECK: nvvm.mbarrier.init [[FREE:%[0-9]+]]
 // CHECK: nvvm.cluster.arrive
 // CHECK-NEXT: nvvm.cluster.wait
 // CHECK-NEXT: [[BYTES:%.*]] = arith.constant 16384 : i32
 // CHECK-NEXT: nvvm.mbarrier.arrive.expect_tx [[BAR]], [[BYTES]], predicate = [[T0:%[0-9]+]]
-// CHECK-NEXT: [[RANK:%.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
 // CHECK-NEXT: [[BOTH:%.*]] = arith.constant 3 : i16
 // CHECK: [[IS0:%.*]] = arith.cmpi eq, [[RANK]], {{%.*}} : i32
 // CHECK-NEXT: [[MINE0:%.*]] = arith.andi [[T0]], [[IS0]] : i1
