@@ -471,8 +471,9 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // none before the wait). A copy with multicast = 2 expects the whole buffer on this CTA's
 // barrier (the other CTA's copies land here too) and issues the column blocks of its rank:
 // block 0 from CTA 0, block 1 (64 columns on, 8192 bytes in) from CTA 1, each into both CTAs
-// (mask 0b11). An arrive with ctas = 2: the warp converges, then its lane 0 arrives, at
-// cluster scope, on the barrier's twin in CTA 0 and in CTA 1 (mapa). The rank is read once, in
+// (mask 0b11). An arrive with ctas = 2: the warp converges, then its lanes 0 and 1 arrive at
+// once, lane c on the barrier's twin in CTA c (mapa), with mbarrier.arrive's default semantics
+// (.release.cluster would cost a MEMBAR.ALL.GPU an arrive). The rank is read once, in
 // the prologue: read between a wgmma and its wait, it makes ptxas serialise wgmma (C7514).
 // CHECK-LABEL: gpu.func @multicast
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
@@ -496,9 +497,9 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.threads_per_warp = 32 : 
 // CHECK: nvvm.mbarrier.try_wait [[BAR]]
 // CHECK: nvvm.bar.warp.sync
 // CHECK-NEXT: [[ADDR:%.*]] = llvm.ptrtoint [[FREE]] : !llvm.ptr<3> to i32
-// CHECK: llvm.inline_asm has_side_effects "{ .reg .b32 remote; @$0 mapa.shared::cluster.u32 remote, $1, $2; @$0 mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote]; }", "b,r,r" [[LANE0:%[0-9]+]], [[ADDR]], [[CTA0:%.*]] :
-// CHECK-NEXT: [[CTA1:%.*]] = arith.constant 1 : i32
-// CHECK-NEXT: llvm.inline_asm has_side_effects "{{.*}}mapa{{.*}}", "b,r,r" [[LANE0]], [[ADDR]], [[CTA1]] :
+// CHECK-NEXT: [[TWO:%.*]] = arith.constant 2 : i32
+// CHECK-NEXT: [[MINE:%.*]] = arith.cmpi ult, [[LANE:%[0-9]+]], [[TWO]] : i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "{ .reg .b32 remote; @$0 mapa.shared::cluster.u32 remote, $1, $2; @$0 mbarrier.arrive.shared::cluster.b64 _, [remote]; }", "b,r,r" [[MINE]], [[ADDR]], [[LANE]] :
 // CHECK-NEXT: nvvm.cluster.arrive
 // CHECK-NEXT: nvvm.cluster.wait
 #bs = #tilegpu.shared<1 : i32, 1 : i32, 1 : i32, [0]>
