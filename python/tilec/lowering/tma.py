@@ -18,8 +18,8 @@ in every CTA: each issues the column blocks j with j mod N equal to its rank
 (`%cluster_ctarank`), with `.multicast::cluster` to all N, and still expects all the bytes on
 its own barrier (the blocks the others issue land on it too). An `arrive_barrier` marked
 `ctas = N` is one arrival per warp on the barrier of each CTA: the warp converges
-(`bar.warp.sync`), then lane 0 maps the address into CTA c (`mapa.shared::cluster`) and arrives
-there (`mbarrier.arrive.release.cluster.shared::cluster`). `cluster_barrier` is
+(`bar.warp.sync`), then lane c < N maps the address into CTA c (`mapa.shared::cluster`) and
+arrives there (`mbarrier.arrive.shared::cluster`). `cluster_barrier` is
 `barrier.cluster.arrive` then `.wait`.
 
 A TMA store is thread 0's: one `cp.async.bulk.tensor` from shared memory per column block,
