@@ -448,8 +448,8 @@ def wait_barrier(bar: ir.Value, phase: ir.Value) -> ir.Operation:
 
 
 def arrive_barrier(bar: ir.Value, ctas: int = 1) -> ir.Operation:
-    """Each thread arrives on `bar`; with `ctas` N above 1, lane 0 of each warp arrives on
-    `bar` of each of the cluster's N CTAs, for its warp."""
+    """Each thread arrives on `bar`; with `ctas` N above 1, each warp arrives once on `bar` of
+    each of the cluster's N CTAs (its lane c on CTA c's), for its warp."""
     attrs = {CLUSTER_ATTR: ir.IntegerAttr.get(ir.IntegerType.get_signless(32), ctas)} \
         if ctas > 1 else {}
     return _create("arrive_barrier", [], [bar], attrs)
